@@ -1,0 +1,36 @@
+"""Hardware-resource tables for RL training, drawn from checked YAML data."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.util.typing import ExtensionMetadata
+
+#: Bump when what the extension keeps on the build environment changes shape.
+ENV_VERSION = 1
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    """Register the directive, the configuration values and the build events."""
+    from . import config, extension
+    from .directive import RLResourceTable
+    from .i18n import LOCALE_DIR, MESSAGE_CATALOG
+
+    config.add_config_values(app)
+    app.add_message_catalog(MESSAGE_CATALOG, str(LOCALE_DIR))
+    app.connect("config-inited", config.check_config)
+    app.connect("env-get-outdated", extension.on_env_get_outdated)
+    app.connect("env-before-read-docs", extension.on_env_before_read_docs)
+    app.connect("env-purge-doc", extension.on_env_purge_doc)
+    app.connect("env-merge-info", extension.on_env_merge_info)
+    app.add_directive("rl-resource-table", RLResourceTable)
+    return {
+        "version": __version__,
+        "env_version": ENV_VERSION,
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

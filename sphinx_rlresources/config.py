@@ -1,0 +1,96 @@
+"""The ``rlresources_*`` configuration values, declared with types and checked once."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sphinx.util import logging
+
+from .diagnostics import WARNING_TYPE, Subtype
+from .loader import DEFAULT_MAX_FILE_BYTES
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.config import Config
+
+logger = logging.getLogger(__name__)
+
+#: name -> (default, rebuild, types, what it is for)
+CONFIG_VALUES: dict[str, tuple[Any, str, tuple[type, ...], str]] = {
+    "rlresources_data_dir": (
+        "../data", "env", (str,),
+        "The folder of data files (one YAML file per size), relative to the conf directory.",
+    ),
+    "rlresources_root": (
+        "..", "env", (str,),
+        "The repository root, relative to the conf directory: row ``script`` paths are "
+        "relative to it, and nothing outside it is read.",
+    ),
+    "rlresources_script_url": (
+        None, "env", (str, type(None)),
+        "A URL template for the Link column, with ``{path}`` (the script's path from the "
+        "root) and optionally ``{ref}``; e.g. ``https://github.com/org/repo/blob/{ref}/{path}``. "
+        "``None`` copies each script into the build and links the copy.",
+    ),
+    "rlresources_script_ref": (
+        "main", "env", (str,), "The branch, tag or commit that fills ``{ref}`` in the URL template.",
+    ),
+    "rlresources_max_file_size": (
+        DEFAULT_MAX_FILE_BYTES, "env", (int,),
+        "The largest data file read, in bytes; a larger one is reported and not read.",
+    ),
+    "rlresources_contributing": (
+        None, "env", (str, type(None)),
+        "Where readers learn to contribute a row: a document name or an http(s) URL, linked "
+        "from the sentence drawn for a size with no rows. ``None`` links nothing.",
+    ),
+}
+
+
+def _warn(message: str) -> None:
+    logger.warning(message, type=WARNING_TYPE, subtype=Subtype.CONFIG.value)
+
+
+def check_config(app: Sphinx, config: Config) -> None:
+    """Validate the values once; a bad value is reported and replaced by its default."""
+    confdir = Path(app.confdir)
+    for name in ("rlresources_data_dir", "rlresources_root"):
+        folder = (confdir / getattr(config, name)).resolve()
+        if not folder.is_dir():
+            _warn(f"{name} = {getattr(config, name)!r} is not a folder (resolved to {folder}); set it relative to the conf directory")
+    template = config.rlresources_script_url
+    if template is not None:
+        problem = url_template_problem(template)
+        if problem:
+            _warn(f"rlresources_script_url = {template!r} {problem}; scripts are copied into the build instead")
+            config.rlresources_script_url = None
+    if config.rlresources_max_file_size < 1:
+        _warn(f"rlresources_max_file_size = {config.rlresources_max_file_size} must be a positive number of bytes; using {DEFAULT_MAX_FILE_BYTES}")
+        config.rlresources_max_file_size = DEFAULT_MAX_FILE_BYTES
+    contributing = config.rlresources_contributing
+    if contributing is not None and ":" in contributing and not contributing.startswith(("http://", "https://")):
+        _warn(f"rlresources_contributing = {contributing!r} must be a document name or an http(s) URL; ignored")
+        config.rlresources_contributing = None
+
+
+def url_template_problem(template: str) -> str | None:
+    """Why a script URL template is unusable, or None."""
+    if not template.startswith(("https://", "http://")):
+        return "must start with https:// or http://"
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as err:
+        return f"is not a valid template ({err})"
+    unknown = fields - {"path", "ref"}
+    if unknown:
+        return f"uses {', '.join('{' + f + '}' for f in sorted(unknown))}; only {{path}} and {{ref}} are filled"
+    if "path" not in fields:
+        return "has no {path}"
+    return None
+
+
+def add_config_values(app: Sphinx) -> None:
+    for name, (default, rebuild, types, _doc) in CONFIG_VALUES.items():
+        app.add_config_value(name, default, rebuild, types=types)

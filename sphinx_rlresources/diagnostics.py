@@ -1,0 +1,91 @@
+"""Every problem the package can report, in one place.
+
+The build turns a :class:`Diagnostic` into a Sphinx warning of type ``rlresources``
+with the subtype below, and ``rlresources lint`` prints the same diagnostic as a
+``path:line:col: severity: message [rlresources.subtype]`` line.  Keeping the list
+in one enum lets the docs enumerate every subtype and lets ``suppress_warnings``
+silence exactly one kind.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WARNING_TYPE = "rlresources"
+
+
+class Subtype(str, enum.Enum):
+    """The warning subtypes, each with the one-line summary the docs print."""
+
+    def __new__(cls, value: str, summary: str) -> Subtype:
+        obj = str.__new__(cls, value)
+        obj._value_ = value
+        obj.summary = summary  # type: ignore[attr-defined]
+        return obj
+
+    summary: str
+
+    # -- reading a data file -------------------------------------------------
+    FILE = ("file", "A data file cannot be read: missing, unreadable, too large or not UTF-8.")
+    YAML = ("yaml", "A data file is not valid YAML, or uses YAML features that are refused.")
+    SCHEMA = ("schema", "A value breaks the data format (wrong type, unknown or missing field).")
+    SIZE_LABEL = ("size_label", "A file's ``size`` disagrees with its file name.")
+    DUPLICATE_SIZE = ("duplicate_size", "Two data files declare the same size.")
+    DUPLICATE_ROW = ("duplicate_row", "Two rows link the same script.")
+    URL = ("url", "A URL field uses a scheme other than http, https or mailto.")
+    # -- the row's script ------------------------------------------------------
+    SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
+    SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
+    NAMING = ("naming", "A script's file name breaks the naming rule or disagrees with the row.")
+    # -- drawing a table -------------------------------------------------------
+    UNKNOWN_SIZE = ("unknown_size", "A directive names a size that has no data file.")
+    OPTION = ("option", "A directive option names no column, tag, task or similar.")
+    DATA_UNREADABLE = ("data_unreadable", "A directive draws a size whose data could not be read.")
+    CONFIG = ("config", "A ``rlresources_*`` configuration value is invalid.")
+    INTERNAL = ("internal", "A bug in the extension; the page is built without the table.")
+
+    @property
+    def code(self) -> str:
+        """The full warning code, as printed in brackets and used in ``suppress_warnings``."""
+        return f"{WARNING_TYPE}.{self.value}"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One located finding.
+
+    ``line`` and ``column`` are 1-based, as editors count them; 0 means "the file as a
+    whole".  ``path`` is whatever path the caller used to load the file, so messages
+    read the same way the user named the folder.
+    """
+
+    path: str
+    line: int
+    column: int
+    subtype: Subtype = field(compare=False)
+    message: str = field(compare=False)
+    severity: str = field(default="error", compare=False)
+
+    @property
+    def location(self) -> str:
+        """``path:line:col`` (or less where the line is not known)."""
+        if self.line <= 0:
+            return self.path
+        if self.column <= 0:
+            return f"{self.path}:{self.line}"
+        return f"{self.path}:{self.line}:{self.column}"
+
+    def format(self) -> str:
+        """The compiler-style line that editors and CI problem matchers read."""
+        return f"{self.location}: {self.severity}: {self.message} [{self.subtype.code}]"
+
+
+def relpath(path: Path, start: Path | None = None) -> str:
+    """Show ``path`` relative to ``start`` (the working folder by default) when inside it."""
+    base = start or Path.cwd()
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()

@@ -1,0 +1,282 @@
+"""Read untrusted YAML into plain values, remembering where every value stood.
+
+Data files come from contributors' pull requests, so this module never lets PyYAML
+construct anything itself: it only *composes* the node graph (which keeps line and
+column marks and shares aliased nodes instead of expanding them), refuses every tag
+that is not plain data, and then builds dicts, lists and scalars by hand.  Building by
+hand is also what lets us catch duplicate keys, which PyYAML's constructors drop
+silently, and bound the work an alias bomb can cause.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+try:  # libyaml's C parser is ~10x faster; marks and composition behave the same.
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+Path_ = tuple[str | int, ...]
+"""A JSON path: keys and list indexes from the document root."""
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP}
+
+#: How many values aliases may add beyond the document's own nodes.  Real data files
+#: have no reason to repeat large structures; an alias bomb needs billions.
+ALIAS_EXPANSION_BUDGET = 10_000
+#: Deeper nesting than this is never data we want, and would exhaust the stack.
+MAX_DEPTH = 64
+
+
+class YamlDate(str):
+    """A value YAML resolved as a timestamp, kept as the text that was written.
+
+    Keeping the text means nothing is lost (``2025-06-25`` stays ``2025-06-25``), and
+    the validator can still tell that YAML itself would have read a date there.
+    """
+
+
+@dataclass
+class Problem:
+    """A located problem found while reading; the caller turns it into a Diagnostic."""
+
+    line: int
+    column: int
+    message: str
+    kind: str = "yaml"  # "yaml" (syntax / refused feature) or "file" (bytes, size)
+
+
+@dataclass
+class YamlDocument:
+    """The plain value of a document plus where each part of it was written."""
+
+    value: Any
+    marks: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    key_marks: dict[Path_, tuple[int, int]] = field(default_factory=dict)
+    source: dict[Path_, str] = field(default_factory=dict)
+    """The text of every scalar as written, to quote it back in messages (0.10, yes)."""
+
+    def mark(self, path: Path_) -> tuple[int, int]:
+        """The (line, column) of the value at ``path``, or of its nearest parent."""
+        while path:
+            if path in self.marks:
+                return self.marks[path]
+            path = path[:-1]
+        return self.marks.get((), (1, 1))
+
+
+class YamlError(Exception):
+    """Raised with every problem that stopped a document from being read."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = problems
+
+
+def decode(data: bytes) -> str:
+    """Decode UTF-8 (a byte-order mark is accepted and dropped).
+
+    Raises :class:`YamlError` naming the line and column of the first bad byte, because
+    "invalid start byte at position 4711" is useless to a contributor.
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        before = data[: err.start]
+        line = before.count(b"\n") + 1
+        column = err.start - (before.rfind(b"\n") + 1) + 1
+        raise YamlError(
+            [
+                Problem(
+                    line,
+                    column,
+                    f"the file is not UTF-8 text (byte 0x{data[err.start]:02x} cannot be "
+                    "decoded); save it as UTF-8",
+                    kind="file",
+                )
+            ]
+        ) from None
+
+
+def _mark(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _syntax_problem(err: yaml.YAMLError) -> Problem:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    problem = getattr(err, "problem", None) or str(err)
+    context = getattr(err, "context", None)
+    text = f"{context}, {problem}" if context else str(problem)
+    hint = "check the indentation and the quoting around this place"
+    if "'\\t'" in text or "tab" in text.lower():
+        hint = "YAML does not allow tabs for indentation; indent with spaces"
+    return Problem(line, column, f"invalid YAML: {text}; {hint}")
+
+
+class _Builder:
+    """Turns a composed node graph into plain values, with marks, within a budget."""
+
+    def __init__(self, distinct_nodes: int) -> None:
+        self.budget = distinct_nodes + ALIAS_EXPANSION_BUDGET
+        self.doc = YamlDocument(value=None)
+        self.problems: list[Problem] = []
+        self.scalars = yaml.constructor.SafeConstructor()
+
+    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        self.budget -= 1
+        if self.budget < 0:
+            raise YamlError(
+                [
+                    Problem(
+                        *_mark(node),
+                        "the document expands to far more values than it spells out "
+                        "(anchors and aliases repeated inside each other); write the "
+                        "values out instead of using aliases",
+                    )
+                ]
+            )
+        if depth > MAX_DEPTH:
+            raise YamlError(
+                [Problem(*_mark(node), f"values are nested more than {MAX_DEPTH} levels deep")]
+            )
+        self.doc.marks[path] = _mark(node)
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                self._refuse(node)
+            return [self.build(item, (*path, i), depth + 1) for i, item in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            if node.tag != _MAP:
+                self._refuse(node)
+            return self._mapping(node, path, depth)
+        self._refuse(node)  # pragma: no cover - the composer makes only the three kinds
+
+    def _refuse(self, node: yaml.Node) -> None:
+        raise YamlError(
+            [
+                Problem(
+                    *_mark(node),
+                    f"the YAML tag {node.tag!r} is not allowed in a data file; only plain "
+                    "text, numbers, lists and mappings are read (remove the tag)",
+                )
+            ]
+        )
+
+    def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
+        tag = node.tag
+        if tag not in _SCALAR_TAGS:
+            self._refuse(node)
+        self.doc.source[path] = node.value
+        if tag == _STR:
+            return node.value
+        if tag == _TIMESTAMP:
+            return YamlDate(node.value)
+        try:
+            value = self.scalars.construct_object(node, deep=False)
+        except (yaml.YAMLError, ValueError, OverflowError):
+            return node.value
+        if isinstance(value, datetime.date):  # pragma: no cover - handled by the tag above
+            return YamlDate(node.value)
+        return value
+
+    def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        first_seen: dict[str, tuple[int, int]] = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise YamlError(
+                    [
+                        Problem(
+                            *_mark(key_node),
+                            "merge keys (<<) are not allowed in a data file; write the "
+                            "fields out",
+                        )
+                    ]
+                )
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _SCALAR_TAGS:
+                raise YamlError(
+                    [Problem(*_mark(key_node), "a mapping key must be a plain word, like gpus")]
+                )
+            key = key_node.value
+            where = _mark(key_node)
+            if key in first_seen:
+                line, col = first_seen[key]
+                self.problems.append(
+                    Problem(
+                        *where,
+                        f"duplicate key '{key}' (first given at line {line}, column {col}); "
+                        "YAML would keep only the last one: remove one of them",
+                    )
+                )
+                continue
+            first_seen[key] = where
+            self.doc.key_marks[(*path, key)] = where
+            result[key] = self.build(value_node, (*path, key), depth + 1)
+        return result
+
+
+def _count_distinct(root: yaml.Node) -> int:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+    return len(seen)
+
+
+def load(text: str) -> YamlDocument:
+    """Compose and build one YAML document.
+
+    Raises :class:`YamlError` with every problem found.  An empty document (nothing, or
+    only comments) yields a document whose value is ``None``: the caller decides what
+    that means.
+    """
+    try:
+        root = yaml.compose(text, Loader=_Loader)  # noqa: S506 - compose builds nodes only
+    except yaml.YAMLError as err:
+        raise YamlError([_syntax_problem(err)]) from None
+    except RecursionError:
+        raise YamlError([Problem(1, 1, f"values are nested more than {MAX_DEPTH} levels deep")]) from None
+    if root is None:
+        return YamlDocument(value=None)
+    builder = _Builder(_count_distinct(root))
+    builder.doc.value = builder.build(root, (), 0)
+    if builder.problems:
+        raise YamlError(builder.problems)
+    return builder.doc
+
+
+def iter_dates(value: Any, path: Path_ = ()) -> Iterator[Path_]:
+    """The paths of every value YAML would have read as a date."""
+    if isinstance(value, YamlDate):
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from iter_dates(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from iter_dates(item, (*path, index))
