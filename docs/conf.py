@@ -6,7 +6,7 @@ import sphinx_rlresources
 
 project = "sphinx-rlresources"
 author = "sphinx-rlresources developers"
-copyright = "2026, sphinx-rlresources developers"  # noqa: A001
+copyright = "2026, sphinx-rlresources developers"
 version = release = sphinx_rlresources.__version__
 
 extensions = ["sphinx_rlresources"]

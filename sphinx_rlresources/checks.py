@@ -36,15 +36,24 @@ def resolve_script(entry: Entry, root: Path) -> tuple[Path | None, Diagnostic | 
     """
     text = entry.script
     posix = PurePosixPath(text)
-    if posix.is_absolute() or PureWindowsPath(text).is_absolute() or PureWindowsPath(text).drive or text.startswith("~"):
+    if (
+        posix.is_absolute()
+        or PureWindowsPath(text).is_absolute()
+        or PureWindowsPath(text).drive
+        or text.startswith("~")
+    ):
         return None, _diag(
-            entry, "script", Subtype.SCRIPT_PATH,
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
             f"script '{text}' is an absolute path; give it relative to the repository root, "
             "e.g. examples/tuning/70b/NAME.sh",
         )
     if ".." in posix.parts:
         return None, _diag(
-            entry, "script", Subtype.SCRIPT_PATH,
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
             f"script '{text}' uses '..'; give the path from the repository root without '..'",
         )
     real_root = root.resolve()
@@ -52,7 +61,9 @@ def resolve_script(entry: Entry, root: Path) -> tuple[Path | None, Diagnostic | 
     real = candidate.resolve()
     if not is_within(real, real_root):
         return None, _diag(
-            entry, "script", Subtype.SCRIPT_PATH,
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
             f"script '{text}' leads through a symbolic link to a place outside the repository "
             "root; link a file that lives inside the repository",
         )
@@ -65,11 +76,15 @@ def resolve_script(entry: Entry, root: Path) -> tuple[Path | None, Diagnostic | 
             if close:
                 hint = f"; did you mean '{(PurePosixPath(text).parent / close[0]).as_posix()}'?"
         return None, _diag(
-            entry, "script", Subtype.SCRIPT_MISSING,
+            entry,
+            "script",
+            Subtype.SCRIPT_MISSING,
             f"script '{text}' does not exist under the repository root{hint}",
         )
     if not os.access(real, os.R_OK):
-        return None, _diag(entry, "script", Subtype.SCRIPT_MISSING, f"script '{text}' cannot be read; check its permissions")
+        return None, _diag(
+            entry, "script", Subtype.SCRIPT_MISSING, f"script '{text}' cannot be read; check its permissions"
+        )
     return real, None
 
 
@@ -83,12 +98,26 @@ def check_naming(entry: Entry) -> list[Diagnostic]:
     if parsed is None:
         return [
             _diag(
-                entry, "script", Subtype.NAMING,
+                entry,
+                "script",
+                Subtype.NAMING,
                 f"{problem}; name it by the rule {naming.RULE}, e.g. '{want.filename}'",
             )
         ]
-    row = {"task": entry.task, "gpunums": str(entry.gpus), "device": entry.device, "train": entry.train, "infer": entry.infer}
-    got = {"task": parsed.task, "gpunums": str(parsed.gpus), "device": parsed.device, "train": parsed.train, "infer": parsed.infer}
+    row = {
+        "task": entry.task,
+        "gpunums": str(entry.gpus),
+        "device": entry.device,
+        "train": entry.train,
+        "infer": entry.infer,
+    }
+    got = {
+        "task": parsed.task,
+        "gpunums": str(parsed.gpus),
+        "device": parsed.device,
+        "train": parsed.train,
+        "infer": parsed.infer,
+    }
     field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
     found = []
     want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
@@ -96,7 +125,9 @@ def check_naming(entry: Entry) -> list[Diagnostic]:
         if value.lower() != got[name]:
             found.append(
                 _diag(
-                    entry, field_of[name], Subtype.NAMING,
+                    entry,
+                    field_of[name],
+                    Subtype.NAMING,
                     f"script name '{filename}' says {name} '{got[name]}' but the row says "
                     f"{field_of[name]} '{value}'; fix the row, or rename the script to "
                     f"'{want_named.filename}'",
@@ -115,7 +146,9 @@ def check_entries(dataset: DataSet) -> dict[str, Path]:
             other = first[key]
             dataset.diagnostics.append(
                 _diag(
-                    entry, "script", Subtype.DUPLICATE_ROW,
+                    entry,
+                    "script",
+                    Subtype.DUPLICATE_ROW,
                     f"script '{entry.script}' is already linked by the row at {other.source.path}:"
                     f"{other.source.line}; each row needs its own script (remove one row, or "
                     "give it the script it was measured with)",

@@ -33,7 +33,9 @@ COLUMNS: dict[str, Column] = {
         Column("task", "Task", lambda e: e.task, lambda e: e.task.lower()),
         Column("resource", "Resource", lambda e: e.resource, lambda e: (e.gpus, e.device.lower())),
         Column(
-            "maxbatch", "MaxBatch", lambda e: "" if e.max_batch is None else str(e.max_batch),
+            "maxbatch",
+            "MaxBatch",
+            lambda e: "" if e.max_batch is None else str(e.max_batch),
             lambda e: _missing_last(e.max_batch),
         ),
         Column("train", "Train", lambda e: e.train, lambda e: e.train.lower()),
@@ -82,9 +84,7 @@ def vocabulary(entries: Iterable[Entry], option: str) -> list[str]:
 
 def apply_filters(entries: Sequence[Entry], wanted: dict[str, set[str]]) -> list[Entry]:
     """Keep the rows whose value for every given option is one of the wanted ones."""
-    return [
-        e for e in entries if all(FILTERS[opt](e).lower() in values for opt, values in wanted.items())
-    ]
+    return [e for e in entries if all(FILTERS[opt](e).lower() in values for opt, values in wanted.items())]
 
 
 def sort_entries(entries: Sequence[Entry], keys: Sequence[tuple[str, bool]]) -> list[Entry]:

@@ -20,29 +20,42 @@ logger = logging.getLogger(__name__)
 #: name -> (default, rebuild, types, what it is for)
 CONFIG_VALUES: dict[str, tuple[Any, str, tuple[type, ...], str]] = {
     "rlresources_data_dir": (
-        "../data", "env", (str,),
+        "../data",
+        "env",
+        (str,),
         "The folder of data files (one YAML file per size), relative to the conf directory.",
     ),
     "rlresources_root": (
-        "..", "env", (str,),
+        "..",
+        "env",
+        (str,),
         "The repository root, relative to the conf directory: row ``script`` paths are "
         "relative to it, and nothing outside it is read.",
     ),
     "rlresources_script_url": (
-        None, "env", (str, type(None)),
+        None,
+        "env",
+        (str, type(None)),
         "A URL template for the Link column, with ``{path}`` (the script's path from the "
         "root) and optionally ``{ref}``; e.g. ``https://github.com/org/repo/blob/{ref}/{path}``. "
         "``None`` copies each script into the build and links the copy.",
     ),
     "rlresources_script_ref": (
-        "main", "env", (str,), "The branch, tag or commit that fills ``{ref}`` in the URL template.",
+        "main",
+        "env",
+        (str,),
+        "The branch, tag or commit that fills ``{ref}`` in the URL template.",
     ),
     "rlresources_max_file_size": (
-        DEFAULT_MAX_FILE_BYTES, "env", (int,),
+        DEFAULT_MAX_FILE_BYTES,
+        "env",
+        (int,),
         "The largest data file read, in bytes; a larger one is reported and not read.",
     ),
     "rlresources_contributing": (
-        None, "env", (str, type(None)),
+        None,
+        "env",
+        (str, type(None)),
         "Where readers learn to contribute a row: a document name or an http(s) URL, linked "
         "from the sentence drawn for a size with no rows. ``None`` links nothing.",
     ),
@@ -59,7 +72,10 @@ def check_config(app: Sphinx, config: Config) -> None:
     for name in ("rlresources_data_dir", "rlresources_root"):
         folder = (confdir / getattr(config, name)).resolve()
         if not folder.is_dir():
-            _warn(f"{name} = {getattr(config, name)!r} is not a folder (resolved to {folder}); set it relative to the conf directory")
+            _warn(
+                f"{name} = {getattr(config, name)!r} is not a folder (resolved to {folder}); "
+                "set it relative to the conf directory"
+            )
     template = config.rlresources_script_url
     if template is not None:
         problem = url_template_problem(template)
@@ -67,7 +83,10 @@ def check_config(app: Sphinx, config: Config) -> None:
             _warn(f"rlresources_script_url = {template!r} {problem}; scripts are copied into the build instead")
             config.rlresources_script_url = None
     if config.rlresources_max_file_size < 1:
-        _warn(f"rlresources_max_file_size = {config.rlresources_max_file_size} must be a positive number of bytes; using {DEFAULT_MAX_FILE_BYTES}")
+        _warn(
+            f"rlresources_max_file_size = {config.rlresources_max_file_size} must be a positive number of bytes; "
+            f"using {DEFAULT_MAX_FILE_BYTES}"
+        )
         config.rlresources_max_file_size = DEFAULT_MAX_FILE_BYTES
     contributing = config.rlresources_contributing
     if contributing is not None and ":" in contributing and not contributing.startswith(("http://", "https://")):
@@ -92,5 +111,6 @@ def url_template_problem(template: str) -> str | None:
 
 
 def add_config_values(app: Sphinx) -> None:
-    for name, (default, rebuild, types, _doc) in CONFIG_VALUES.items():
-        app.add_config_value(name, default, rebuild, types=types)
+    for name, (default, _rebuild, types, _doc) in CONFIG_VALUES.items():
+        # Every value changes what is read, so every change re-reads the pages ("env").
+        app.add_config_value(name, default, "env", types=types)

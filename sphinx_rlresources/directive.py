@@ -11,8 +11,9 @@ from __future__ import annotations
 import difflib
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -53,7 +54,7 @@ class RLResourceTable(SphinxDirective):
     optional_arguments = 0
     final_argument_whitespace = False
     has_content = False
-    option_spec: ClassVar[dict[str, object]] = {  # type: ignore[misc]
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         # comma lists that keep only the matching rows (case-insensitive)
         "tags": directives.unchanged_required,
         "tasks": directives.unchanged_required,
@@ -99,9 +100,7 @@ class RLResourceTable(SphinxDirective):
         for name in cols.split_list(self.options["columns"]):
             key = cols.column_key(name)
             if key is None:
-                self._option_warning(
-                    f":columns: names no column '{name}'; the columns are: {', '.join(cols.COLUMNS)}"
-                )
+                self._option_warning(f":columns: names no column '{name}'; the columns are: {', '.join(cols.COLUMNS)}")
             elif key not in chosen:
                 chosen.append(key)
         return chosen or list(default)
@@ -146,9 +145,7 @@ class RLResourceTable(SphinxDirective):
             return None
         parts = cols.split_list(value)
         if len(parts) != count or not all(p.isdigit() and int(p) > 0 for p in parts):
-            self._option_warning(
-                f":widths: {value!r} must be 'auto' or {count} positive whole numbers, one per column"
-            )
+            self._option_warning(f":widths: {value!r} must be 'auto' or {count} positive whole numbers, one per column")
             return None
         return [int(p) for p in parts]
 
@@ -160,7 +157,7 @@ class RLResourceTable(SphinxDirective):
         if wanted.lower() == "all":
             note_use(self.env, ALL)
             sizes = list(dataset.sizes.values())
-            default = ("size", *cols.DEFAULT_COLUMNS)
+            default: tuple[str, ...] = ("size", *cols.DEFAULT_COLUMNS)
             label = _("any size")
         else:
             size = dataset.sizes.get(wanted.lower())
@@ -194,9 +191,7 @@ class RLResourceTable(SphinxDirective):
                 self.get_location(),
             )
             para = nodes.paragraph(classes=["rlresources-unreadable"])
-            para += nodes.Text(
-                _("The data for %s could not be read; its configurations are not shown.") % size.label
-            )
+            para += nodes.Text(_("The data for %s could not be read; its configurations are not shown.") % size.label)
             result.append(para)
         entries = [e for s in sizes if s.readable for e in s.entries]
         for entry in entries:
@@ -249,9 +244,9 @@ class RLResourceTable(SphinxDirective):
         self.add_name(table)
         tgroup = nodes.tgroup(cols=len(shown))
         table += tgroup
-        for width in widths or [None] * len(shown):
+        for width in widths or [0] * len(shown):
             colspec = nodes.colspec()
-            if width is not None:
+            if width:
                 colspec["colwidth"] = width
             tgroup += colspec
         thead = nodes.thead()
@@ -311,5 +306,3 @@ class RLResourceTable(SphinxDirective):
         )
         ref += nodes.literal(name, name, classes=["xref", "download"])
         return ref
-
-

@@ -31,19 +31,22 @@ class LoadOptions:
 
 def data_files(data_dir: Path) -> list[Path]:
     """The data files of a folder, in name order (hidden files are skipped)."""
-    return sorted(
-        p for p in data_dir.iterdir() if p.suffix in DATA_SUFFIXES and not p.name.startswith(".")
-    )
+    return sorted(p for p in data_dir.iterdir() if p.suffix in DATA_SUFFIXES and not p.name.startswith("."))
 
 
 def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[YamlDocument | None, list[Diagnostic]]:
-    def fail(message: str, line: int = 0, column: int = 0, subtype: Subtype = Subtype.FILE) -> tuple[None, list[Diagnostic]]:
+    def fail(
+        message: str, line: int = 0, column: int = 0, subtype: Subtype = Subtype.FILE
+    ) -> tuple[None, list[Diagnostic]]:
         return None, [Diagnostic(shown, line, column, subtype, message)]
 
     try:
         real = path.resolve()
         if path.is_symlink() and not checks.is_within(real, root.resolve()):
-            return fail("the data file is a symbolic link to a place outside the repository root; replace it with the file itself")
+            return fail(
+                "the data file is a symbolic link to a place outside the repository root; "
+                "replace it with the file itself"
+            )
         size = real.stat().st_size
         if size > options.max_file_bytes:
             return fail(
@@ -68,7 +71,9 @@ def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[Yam
     if doc.value is None:
         return fail(
             "the data file is empty; it needs at least 'size: <label>' and 'entries: []'",
-            1, 1, Subtype.SCHEMA,
+            1,
+            1,
+            Subtype.SCHEMA,
         )
     return doc, []
 
@@ -128,7 +133,8 @@ def load_dataset(
         schema_problems = _schema_diagnostics(doc, shown)
         dataset.diagnostics.extend(schema_problems)
         value = doc.value if isinstance(doc.value, dict) else {}
-        label = value.get("size") if isinstance(value.get("size"), str) else stem_label
+        declared = value.get("size")
+        label: str = declared if isinstance(declared, str) else stem_label
         if schema_problems:
             sizes.append(SizeData(label, path, shown, readable=False))
             continue
@@ -136,7 +142,10 @@ def load_dataset(
             line, column = doc.mark(("size",))
             dataset.diagnostics.append(
                 Diagnostic(
-                    shown, line, column, Subtype.SIZE_LABEL,
+                    shown,
+                    line,
+                    column,
+                    Subtype.SIZE_LABEL,
                     f"size '{label}' disagrees with the file name '{path.name}'; name the file "
                     f"'{size_key(label)}{path.suffix}' or set size to the file's label",
                 )
@@ -148,7 +157,10 @@ def load_dataset(
             first = seen[size.key]
             dataset.diagnostics.append(
                 Diagnostic(
-                    size.display_path, 1, 1, Subtype.DUPLICATE_SIZE,
+                    size.display_path,
+                    1,
+                    1,
+                    Subtype.DUPLICATE_SIZE,
                     f"size '{size.label}' is already declared by {first.display_path}; keep one "
                     "file per size (this file's rows are ignored)",
                 )
@@ -165,4 +177,3 @@ def load_dataset(
 def unreadable_reason(size: SizeData) -> str:
     """A sentence for a page that draws a size whose file could not be read."""
     return f"the data file {size.display_path} could not be read"
-

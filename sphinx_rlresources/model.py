@@ -111,9 +111,7 @@ class Entry:
         return self.field_marks.get(name, (self.source.line, self.source.column))
 
     @classmethod
-    def from_data(
-        cls, size: str, value: dict[str, Any], source: SourceRef, marks: dict[str, tuple[int, int]]
-    ) -> Entry:
+    def from_data(cls, size: str, value: dict[str, Any], source: SourceRef, marks: dict[str, tuple[int, int]]) -> Entry:
         return cls(
             size=size,
             tag=value["tag"],

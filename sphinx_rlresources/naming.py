@@ -49,9 +49,13 @@ def parse(filename: str) -> tuple[ScriptName | None, str | None]:
         )
     if stem != stem.lower():
         return None, f"'{filename}' is not all lowercase"
-    for name, part in zip(FIELDS, parts):
+    for name, part in zip(FIELDS, parts, strict=True):
         if not _FIELD_RE.match(part):
-            return None, f"field {name} '{part}' of '{filename}' is empty or has characters other than a-z, 0-9, '.', '+' and '-'"
+            return (
+                None,
+                f"field {name} '{part}' of '{filename}' is empty or has characters other than "
+                "a-z, 0-9, '.', '+' and '-'",
+            )
     if not parts[2].isdigit() or int(parts[2]) < 1:
         return None, f"field gpunums '{parts[2]}' of '{filename}' is not a whole number of GPUs"
     model, task, gpus, device, train, infer = parts

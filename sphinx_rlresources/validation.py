@@ -33,9 +33,7 @@ def schema() -> dict[str, Any]:
 @functools.cache
 def validator() -> jsonschema.Draft202012Validator:
     """One compiled validator, reused by every file of every build."""
-    return jsonschema.Draft202012Validator(
-        schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
+    return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 def path_text(path: Path_) -> str:
@@ -149,11 +147,13 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
     """(path, at_key, message) for one schema error; additionalProperties may give several."""
     path: Path_ = tuple(error.absolute_path)
     where = path_text(path)
-    value = error.instance
-    keyword = error.validator
-    spec = error.validator_value
+    # jsonschema types these loosely (Unset sentinels); they are plain JSON values here.
+    value: Any = error.instance
+    keyword: Any = error.validator
+    spec: Any = error.validator_value
+    subschema: Any = error.schema
     if keyword == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(subschema.get("properties", {}))
         out = []
         for key in sorted(set(value) - set(allowed)):
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
@@ -170,7 +170,9 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
         missing = [name for name in spec if name not in value]
         if len(missing) == 1:
             example = _example((*path, missing[0])) or f"{missing[0]}: ..."
-            return [(path, False, f"{where}: the required field '{missing[0]}' is missing; add it, for example {example}")]
+            return [
+                (path, False, f"{where}: the required field '{missing[0]}' is missing; add it, for example {example}")
+            ]
         names = ", ".join(missing)
         return [(path, False, f"{where}: the required fields {names} are missing; add them (see the data format)")]
     if keyword == "type":
@@ -181,12 +183,18 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
                     path,
                     False,
                     f"{where}: {text} is read by YAML as the number {value!r}, but text is "
-                    f"expected; quote it: {path[-1]}: \"{text}\"",
+                    f'expected; quote it: {path[-1]}: "{text}"',
                 )
             ]
         if isinstance(value, str) and "integer" in ([spec] if isinstance(spec, str) else spec):
             fix = f"; write it without quotes: {path[-1]}: {value}" if value.strip().isdigit() else _hint(path)
-            return [(path, False, f"{where}: {shown_value(value, doc, path)} is text, but {_expected(spec)} is expected{fix}")]
+            return [
+                (
+                    path,
+                    False,
+                    f"{where}: {shown_value(value, doc, path)} is text, but {_expected(spec)} is expected{fix}",
+                )
+            ]
         return [
             (
                 path,
@@ -199,7 +207,9 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
         choices = [str(c) for c in spec]
         close = difflib.get_close_matches(str(value).upper(), choices, n=1, cutoff=0.5)
         suggestion = f"; did you mean {close[0]}?" if close else ""
-        return [(path, False, f"{where}: {shown_value(value, doc, path)} is not one of {', '.join(choices)}{suggestion}")]
+        return [
+            (path, False, f"{where}: {shown_value(value, doc, path)} is not one of {', '.join(choices)}{suggestion}")
+        ]
     if keyword in ("minimum", "maximum"):
         bound = "at least" if keyword == "minimum" else "at most"
         return [(path, False, f"{where}: {shown_value(value, doc, path)} is out of range; it must be {bound} {spec}")]
@@ -242,5 +252,12 @@ def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
         line, column = doc.mark(path)
         text = doc.source.get(path, "")
         name = path[-1] if path and isinstance(path[-1], str) else "value"
-        found[(line, column, f"{path_text(path)}: {text} is read by YAML as a date, but text is expected; quote it: {name}: \"{text}\"")] = None
+        found[
+            (
+                line,
+                column,
+                f"{path_text(path)}: {text} is read by YAML as a date, but text is expected; "
+                f'quote it: {name}: "{text}"',
+            )
+        ] = None
     return sorted(found)

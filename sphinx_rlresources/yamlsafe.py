@@ -104,8 +104,7 @@ def decode(data: bytes) -> str:
                 Problem(
                     line,
                     column,
-                    f"the file is not UTF-8 text (byte 0x{data[err.start]:02x} cannot be "
-                    "decoded); save it as UTF-8",
+                    f"the file is not UTF-8 text (byte 0x{data[err.start]:02x} cannot be decoded); save it as UTF-8",
                     kind="file",
                 )
             ]
@@ -151,9 +150,7 @@ class _Builder:
                 ]
             )
         if depth > MAX_DEPTH:
-            raise YamlError(
-                [Problem(*_mark(node), f"values are nested more than {MAX_DEPTH} levels deep")]
-            )
+            raise YamlError([Problem(*_mark(node), f"values are nested more than {MAX_DEPTH} levels deep")])
         self.doc.marks[path] = _mark(node)
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
@@ -204,15 +201,12 @@ class _Builder:
                     [
                         Problem(
                             *_mark(key_node),
-                            "merge keys (<<) are not allowed in a data file; write the "
-                            "fields out",
+                            "merge keys (<<) are not allowed in a data file; write the fields out",
                         )
                     ]
                 )
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _SCALAR_TAGS:
-                raise YamlError(
-                    [Problem(*_mark(key_node), "a mapping key must be a plain word, like gpus")]
-                )
+                raise YamlError([Problem(*_mark(key_node), "a mapping key must be a plain word, like gpus")])
             key = key_node.value
             where = _mark(key_node)
             if key in first_seen:
@@ -226,7 +220,7 @@ class _Builder:
                 )
                 continue
             first_seen[key] = where
-            self.doc.key_marks[(*path, key)] = where
+            self.doc.key_marks[path + (key,)] = where  # noqa: RUF005 - (*path, key) needs 3.11 here
             result[key] = self.build(value_node, (*path, key), depth + 1)
         return result
 
@@ -256,7 +250,7 @@ def load(text: str) -> YamlDocument:
     that means.
     """
     try:
-        root = yaml.compose(text, Loader=_Loader)  # noqa: S506 - compose builds nodes only
+        root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as err:
         raise YamlError([_syntax_problem(err)]) from None
     except RecursionError:
