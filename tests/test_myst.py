@@ -10,9 +10,8 @@ import re
 from typing import Any
 
 import pytest
-from docutils import nodes
-
 from conftest import warning_lines
+from docutils import nodes
 
 pytest.importorskip("myst_parser")
 
