@@ -159,6 +159,8 @@ def check_entries(dataset: DataSet) -> dict[str, Path]:
         path, problem = resolve_script(entry, dataset.root)
         if problem is not None:
             dataset.diagnostics.append(problem)
+            if problem.subtype is Subtype.SCRIPT_PATH:
+                continue  # the path itself is refused: its name is beside the point
         if path is not None:
             scripts[entry.script] = path
         dataset.diagnostics.extend(check_naming(entry))

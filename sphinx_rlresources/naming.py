@@ -44,7 +44,8 @@ def parse(filename: str) -> tuple[ScriptName | None, str | None]:
     parts = stem.split("_")
     if len(parts) != len(FIELDS):
         return None, (
-            f"'{filename}' has {len(parts)} fields separated by '_', but the rule {RULE} has 6 "
+            f"'{filename}' has {len(parts)} field{'s' if len(parts) != 1 else ''} separated by '_', "
+            f"but the rule {RULE} has 6 "
             "(use '-' inside a field, never '_')"
         )
     if stem != stem.lower():

@@ -1,0 +1,5 @@
+extensions = ["sphinx_rlresources"]
+rlresources_data_dir = "data"
+rlresources_root = "."
+exclude_patterns = ["_build"]
+numfig = True

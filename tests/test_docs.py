@@ -1,0 +1,64 @@
+"""The project's own site: the seed page rebuilt from data/, built warning-free."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+from docutils import nodes
+from sphinx.application import Sphinx
+
+SIZES = ["0.5B", "1.5B", "3B", "7B", "14B", "32B", "70B", "405B", "671B"]
+ROWS = {"0.5B": 1, "1.5B": 1, "3B": 1, "7B": 2, "14B": 2, "32B": 2, "70B": 3, "405B": 0, "671B": 0}
+
+
+@pytest.fixture(scope="module")
+def docs_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sphinx, str]:
+    out = tmp_path_factory.mktemp("docs")
+    warnings = io.StringIO()
+    app = Sphinx(
+        srcdir=str(REPO / "docs"),
+        confdir=str(REPO / "docs"),
+        outdir=str(out / "html"),
+        doctreedir=str(out / "doctrees"),
+        buildername="html",
+        status=None,
+        warning=warnings,
+        freshenv=True,
+        confoverrides={"nitpicky": True},
+    )
+    app.build()
+    return app, warnings.getvalue()
+
+
+def test_docs_build_without_warnings(docs_build: tuple[Sphinx, str]) -> None:
+    _app, warnings = docs_build
+    assert warnings == ""
+
+
+def test_seed_page_has_nine_sizes_and_twelve_rows(docs_build: tuple[Sphinx, str]) -> None:
+    app, _ = docs_build
+    doctree = app.env.get_doctree("hardware")
+    found = {}
+    for section in doctree.findall(nodes.section):
+        title = section[0].astext()
+        if title in SIZES:
+            tables = [t for t in section.findall(nodes.table) if "rlresources-table" in t["classes"]]
+            rows = sum(len(next(t.findall(nodes.tbody)).children) for t in tables)
+            found[title] = rows
+            if rows == 0:
+                assert "No configuration has been verified for" in section.astext()
+    assert found == ROWS
+    assert sum(found.values()) == 12
+
+
+def test_seed_page_links_point_at_files_in_the_build(docs_build: tuple[Sphinx, str]) -> None:
+    app, _ = docs_build
+    html = (Path(app.outdir) / "hardware.html").read_text("utf-8")
+    targets = set(re.findall(r'href="(_downloads/[^"]+\.sh)"', html))
+    assert len(targets) == 12
+    for target in targets:
+        assert (Path(app.outdir) / target).is_file()
