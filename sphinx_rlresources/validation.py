@@ -33,7 +33,13 @@ def schema() -> dict[str, Any]:
 @functools.cache
 def validator() -> jsonschema.Draft202012Validator:
     """One compiled validator, reused by every file of every build."""
-    return jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    base = jsonschema.Draft202012Validator
+    # JSON Schema counts 8.0 as an integer; a count written 8.0 in YAML is a typo to report.
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    strict = jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
+    return strict(schema(), format_checker=base.FORMAT_CHECKER)  # type: ignore[no-any-return]
 
 
 def path_text(path: Path_) -> str:

@@ -11,6 +11,7 @@ silently, and bound the work an alias bomb can cause.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,11 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP}
+#: The only integer spelling read as written.
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+#: Longer numbers are refused before Python converts them (int() of a megabyte of
+#: digits is slow, and Python 3.11+ refuses more than 4300 digits anyway).
+MAX_DIGITS = 100
 
 #: How many values aliases may add beyond the document's own nodes.  Real data files
 #: have no reason to repeat large structures; an alias bomb needs billions.
@@ -115,16 +121,59 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _syntax_problem(err: yaml.YAMLError) -> Problem:
+def short(text: str, limit: int = 60) -> str:
+    """Untrusted text cut to a length a message can quote (a key may be a megabyte long)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _shown_tag(tag: str) -> str:
+    """A tag as the contributor wrote it: ``!!python/object`` rather than its long form."""
+    if tag.startswith("tag:yaml.org,2002:"):
+        tag = "!!" + tag[len("tag:yaml.org,2002:") :]
+    return short(tag)
+
+
+def _syntax_problem(err: yaml.YAMLError, source: str = "") -> Problem:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = getattr(err, "problem", None) or str(err)
     context = getattr(err, "context", None)
     text = f"{context}, {problem}" if context else str(problem)
     hint = "check the indentation and the quoting around this place"
-    if "'\\t'" in text or "tab" in text.lower():
+    # libyaml's message does not name the tab, so look at the line itself.
+    lines = source.split("\n", line)[line - 1 : line] if mark is not None else []
+    if "'\\t'" in text or "tab" in text.lower() or (lines and "\t" in lines[0][:column]):
         hint = "YAML does not allow tabs for indentation; indent with spaces"
     return Problem(line, column, f"invalid YAML: {text}; {hint}")
+
+
+#: Below this bound on the nesting depth, libyaml's recursive composer is safe; above
+#: it, a pre-pass over the parser's events (which does not recurse) measures the depth
+#: first, because libyaml's composer crashes the interpreter on ~30,000 nested "[".
+_SAFE_COMPOSE_DEPTH = 2_000
+
+
+def _depth_bound(text: str) -> int:
+    """An upper bound on the nesting depth, cheap enough to compute for every file.
+
+    Flow collections need an opening bracket each; a block collection nested in another
+    starts further right, except a sequence under a key, so at most two levels per column.
+    """
+    longest = max((len(line) for line in re.split("[\r\n]", text)), default=0)
+    return text.count("[") + text.count("{") + 2 * longest + 2
+
+
+def _check_depth(text: str) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+                raise YamlError([Problem(line, column, f"values are nested more than {MAX_DEPTH} levels deep")])
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
 
 
 class _Builder:
@@ -169,7 +218,7 @@ class _Builder:
             [
                 Problem(
                     *_mark(node),
-                    f"the YAML tag {node.tag!r} is not allowed in a data file; only plain "
+                    f"the YAML tag {_shown_tag(node.tag)} is not allowed in a data file; only plain "
                     "text, numbers, lists and mappings are read (remove the tag)",
                 )
             ]
@@ -184,6 +233,27 @@ class _Builder:
             return node.value
         if tag == _TIMESTAMP:
             return YamlDate(node.value)
+        if tag == _INT and not _DECIMAL.fullmatch(node.value):
+            # YAML 1.1 reads 010 as 8, 0x10 as 16 and 1:30 as 90: never what a count means.
+            name = path[-1] if path and isinstance(path[-1], str) else "value"
+            self.problems.append(
+                Problem(
+                    *_mark(node),
+                    f"{name}: {short(node.value)} is not written in plain decimal digits, and YAML "
+                    "would read it as another number (010 is 8, 0x10 is 16, 1:30 is 90, 1_000 is "
+                    "1000); write the number as digits without leading zeros, or quote it if it is text",
+                )
+            )
+            return node.value
+        if tag == _INT and len(node.value) > MAX_DIGITS:
+            name = path[-1] if path and isinstance(path[-1], str) else "value"
+            self.problems.append(
+                Problem(
+                    *_mark(node),
+                    f"{name}: {short(node.value)} has more than {MAX_DIGITS} digits; no count is that large",
+                )
+            )
+            return node.value
         try:
             value = self.scalars.construct_object(node, deep=False)
         except (yaml.YAMLError, ValueError, OverflowError):
@@ -214,7 +284,7 @@ class _Builder:
                 self.problems.append(
                     Problem(
                         *where,
-                        f"duplicate key '{key}' (first given at line {line}, column {col}); "
+                        f"duplicate key '{short(key)}' (first given at line {line}, column {col}); "
                         "YAML would keep only the last one: remove one of them",
                     )
                 )
@@ -250,9 +320,11 @@ def load(text: str) -> YamlDocument:
     that means.
     """
     try:
+        if _depth_bound(text) > _SAFE_COMPOSE_DEPTH:
+            _check_depth(text)
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as err:
-        raise YamlError([_syntax_problem(err)]) from None
+        raise YamlError([_syntax_problem(err, text)]) from None
     except RecursionError:
         raise YamlError([Problem(1, 1, f"values are nested more than {MAX_DEPTH} levels deep")]) from None
     if root is None:
