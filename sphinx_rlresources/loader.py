@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import checks
+from . import checks, freshness
 from .diagnostics import Diagnostic, Subtype, relpath
 from .model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
 from .validation import validate
@@ -27,6 +27,8 @@ class LoadOptions:
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     check_scripts: bool = True
+    stale: bool = False
+    """Run the staleness check (git history against ``tested``); see ``freshness``."""
 
 
 def data_files(data_dir: Path) -> list[Path]:
@@ -69,8 +71,9 @@ def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[Yam
             for p in err.problems
         ]
     if doc.value is None:
+        what = "is empty" if not data.strip(b" \t\r\n\xef\xbb\xbf") else "holds no data (only comments or null)"
         return fail(
-            "the data file is empty; it needs at least 'size: <label>' and 'entries: []'",
+            f"the data file {what}; it needs at least 'size: <label>' and 'entries: []'",
             1,
             1,
             Subtype.SCHEMA,
@@ -170,6 +173,8 @@ def load_dataset(
     dataset.sizes = seen
     if options.check_scripts:
         dataset.scripts = checks.check_entries(dataset)
+    if options.stale:
+        freshness.check_staleness(dataset)
     dataset.diagnostics.sort()
     return dataset
 

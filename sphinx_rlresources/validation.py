@@ -75,6 +75,8 @@ def _example(path: Path_) -> str | None:
     if not examples or not isinstance(path[-1], str):
         return None
     example = examples[0]
+    if example == []:
+        return f"{path[-1]}: []"
     if isinstance(example, (dict, list)):
         return None
     shown = "null" if example is None else str(example)
@@ -201,6 +203,18 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
                     f"{where}: {shown_value(value, doc, path)} is text, but {_expected(spec)} is expected{fix}",
                 )
             ]
+        if not path:
+            return [
+                (
+                    path,
+                    False,
+                    f"the file holds {_kind(value)}, but a mapping is expected; start it with the "
+                    "fields size and entries, e.g. size: 7B",
+                )
+            ]
+        if isinstance(value, (dict, list)):
+            rows = "; each row starts with '- ' under entries:" if path == ("entries",) else _hint(path)
+            return [(path, False, f"{where}: is {_kind(value)}, but {_expected(spec)} is expected{rows}")]
         return [
             (
                 path,

@@ -138,6 +138,9 @@ def _syntax_problem(err: yaml.YAMLError, source: str = "") -> Problem:
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = getattr(err, "problem", None) or str(err)
     context = getattr(err, "context", None)
+    started = getattr(err, "context_mark", None)
+    if context and started is not None and mark is not None and started.line != mark.line:
+        context = f"{context} (opened at line {started.line + 1}, column {started.column + 1})"
     text = f"{context}, {problem}" if context else str(problem)
     hint = "check the indentation and the quoting around this place"
     # libyaml's message does not name the tab, so look at the line itself.
