@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import sphinx_rlresources
+
+# Local helpers that generate tables from the package itself (schema, subtypes, config).
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "sphinx-rlresources"
 author = "sphinx-rlresources developers"
 copyright = "2026, sphinx-rlresources developers"
 version = release = sphinx_rlresources.__version__
 
-extensions = ["sphinx_rlresources"]
+extensions = ["sphinx_rlresources", "rlr_docs"]
 
 # The data and the scripts live at the repository root, beside docs/.
 rlresources_data_dir = "../data"

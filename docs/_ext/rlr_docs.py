@@ -1,0 +1,131 @@
+"""Directives for this project's own docs: tables generated from the code itself.
+
+The data-format page draws its field table from the packaged JSON Schema, the checks
+page lists the warning subtypes from the ``Subtype`` enum and the configuration page
+lists ``CONFIG_VALUES``, so the docs cannot drift from what the package does.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util.docutils import SphinxDirective
+
+from sphinx_rlresources.config import CONFIG_VALUES
+from sphinx_rlresources.diagnostics import Subtype
+from sphinx_rlresources.validation import schema
+
+
+def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
+    table = nodes.table(classes=["colwidths-given"])
+    tgroup = nodes.tgroup(cols=len(headers))
+    table += tgroup
+    for width in widths:
+        tgroup += nodes.colspec(colwidth=width)
+    thead = nodes.thead()
+    tgroup += thead
+    row = nodes.row()
+    for text in headers:
+        row += nodes.entry("", nodes.paragraph(text, text))
+    thead += row
+    tbody = nodes.tbody()
+    tgroup += tbody
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            para = nodes.paragraph()
+            para += nodes.Text(cell) if isinstance(cell, str) else cell
+            row += nodes.entry("", para)
+        tbody += row
+    return table
+
+
+def _literal(text: str) -> nodes.literal:
+    return nodes.literal(text, text)
+
+
+def _type_of(spec: dict[str, Any]) -> str:
+    if "enum" in spec:
+        return " or ".join(spec["enum"])
+    if "oneOf" in spec:
+        return "text or mapping"
+    if "$ref" in spec:
+        return "text"
+    kind = spec.get("type", "")
+    names = {"integer": "whole number", "string": "text", "null": "null", "array": "list", "object": "mapping"}
+    if isinstance(kind, list):
+        return " or ".join(names.get(k, k) for k in kind)
+    return names.get(kind, kind)
+
+
+class SchemaFields(SphinxDirective):
+    """``.. rlr-schema-fields:: file|entry|contributor``: the fields of one level of the format."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        root = schema()
+        level = self.arguments[0]
+        if level == "file":
+            spec = root
+        elif level == "entry":
+            spec = root["$defs"]["entry"]
+        else:
+            spec = root["$defs"]["entry"]["properties"]["contributor"]["oneOf"][1]
+        required = set(spec.get("required", []))
+        rows: list[list[nodes.Node | str]] = []
+        for name, field in spec["properties"].items():
+            example = field.get("examples", [None])[0]
+            shown = json.dumps(example) if not isinstance(example, str) else example
+            rows.append(
+                [
+                    _literal(name),
+                    "required" if name in required else "optional",
+                    _type_of(field),
+                    field.get("description", ""),
+                    _literal(shown) if "examples" in field else "",
+                ]
+            )
+        return [_table(["Field", "", "Type", "Meaning", "Example"], rows, [14, 8, 12, 50, 24])]
+
+
+class WarningSubtypes(SphinxDirective):
+    """``.. rlr-warning-subtypes::``: every subtype the package can report."""
+
+    def run(self) -> list[nodes.Node]:
+        rows: list[list[nodes.Node | str]] = []
+        for subtype in Subtype:
+            # A :ref: to the subtype's own section, so that an undocumented subtype fails the -n build.
+            ref = addnodes.pending_xref(
+                "", refdomain="std", reftype="ref", reftarget=f"check-{subtype.value}", refexplicit=True, refwarn=True
+            )
+            ref += _literal(subtype.code)
+            rows.append([ref, subtype.summary.replace("``", "")])
+        return [_table(["Warning", "Reported when"], rows, [30, 70])]
+
+
+class ConfigValues(SphinxDirective):
+    """``.. rlr-config-values::``: every configuration value with its default."""
+
+    def run(self) -> list[nodes.Node]:
+        rows: list[list[nodes.Node | str]] = []
+        for name, (default, _rebuild, types, doc) in CONFIG_VALUES.items():
+            kinds = " or ".join("None" if t is type(None) else t.__name__ for t in types)
+            rows.append([_literal(name), _literal(repr(default)), kinds, doc.replace("``", "")])
+        return [_table(["Name", "Default", "Type", "Meaning"], rows, [25, 15, 10, 50])]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    try:  # Sphinx 7.4+ has confval built in; older versions need it declared
+        app.add_object_type("confval", "confval", "pair: %s; configuration value")
+    except ExtensionError:
+        pass
+    app.add_directive("rlr-schema-fields", SchemaFields)
+    app.add_directive("rlr-warning-subtypes", WarningSubtypes)
+    app.add_directive("rlr-config-values", ConfigValues)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
