@@ -16,7 +16,7 @@ ENV_VERSION = 1
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the directive, the configuration values and the build events."""
-    from . import config, extension
+    from . import config, extension, freshness_ext
     from .directive import RLResourceTable
     from .i18n import LOCALE_DIR, MESSAGE_CATALOG
 
@@ -28,6 +28,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-purge-doc", extension.on_env_purge_doc)
     app.connect("env-merge-info", extension.on_env_merge_info)
     app.add_directive("rl-resource-table", RLResourceTable)
+    freshness_ext.setup(app)
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

@@ -39,6 +39,7 @@ class Subtype(str, enum.Enum):
     SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
     SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
     NAMING = ("naming", "A script's file name breaks the naming rule or disagrees with the row.")
+    STALE = ("stale", "A row's script changed (in git) after the row was last tested.")
     ORPHAN_SCRIPT = ("orphan_script", "A ``*.sh`` file in the scripts folders has no row (``rlresources lint``).")
     PLACEHOLDER = ("placeholder", "A field still holds the ``TODO`` that ``rlresources new`` wrote; fill it in.")
     # -- drawing a table -------------------------------------------------------

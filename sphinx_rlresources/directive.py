@@ -23,6 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from . import columns as cols
 from .diagnostics import Subtype
 from .extension import ALL, get_dataset, note_use, warn_at
+from .freshness_ext import add_markers
 from .i18n import HEADERS, _
 from .model import DataSet, Entry, size_order
 
@@ -261,6 +262,7 @@ class RLResourceTable(SphinxDirective):
             row = nodes.row(classes=["rlresources-row"])
             for key in shown:
                 row += self._cell(self._content(entry, key, dataset))
+            add_markers(row, entry, shown, self.env)  # (stale), (outdated), (unverified)
             tbody += row
         table.source, table.line = self.get_source_info()
         return table

@@ -81,7 +81,9 @@ def paths(app: Sphinx) -> tuple[Path, Path]:
 
 def load_options(app: Sphinx) -> LoadOptions:
     """The loader options conf.py asks for (other issues' checks extend this)."""
-    return LoadOptions(max_file_bytes=app.config.rlresources_max_file_size)
+    return LoadOptions(
+        max_file_bytes=app.config.rlresources_max_file_size, stale=app.config.rlresources_stale_check
+    )
 
 
 def get_dataset(env: BuildEnvironment) -> DataSet:
@@ -106,6 +108,8 @@ def on_env_before_read_docs(app: Sphinx, env: BuildEnvironment, docnames: list[s
     kept.dataset = load_dataset(data_dir, root, load_options(app), display=_display)
     for diagnostic in kept.dataset.diagnostics:
         warn(diagnostic)
+    for note in kept.dataset.notes:
+        logger.info(f"rlresources: {note}")
 
 
 def on_env_get_outdated(

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from .freshness import Staleness
 
 _SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, None: 1.0}
@@ -163,6 +166,10 @@ class DataSet:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     scripts: dict[str, Path] = field(default_factory=dict)
     """Each row's ``script`` value mapped to the checked real file inside the root."""
+    stale: dict[SourceRef, Staleness] = field(default_factory=dict)
+    """Rows whose script changed after they were tested (``freshness.Staleness``), by row."""
+    notes: list[str] = field(default_factory=list)
+    """Informational messages (a check that was skipped, and why); never failures."""
 
     @property
     def entries(self) -> list[Entry]:
