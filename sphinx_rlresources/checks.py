@@ -10,7 +10,7 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from . import naming
+from . import naming, scriptcheck
 from .diagnostics import Diagnostic, Subtype
 from .model import DataSet, Entry
 
@@ -136,8 +136,12 @@ def check_naming(entry: Entry) -> list[Diagnostic]:
     return found
 
 
-def check_entries(dataset: DataSet) -> dict[str, Path]:
-    """Run the row checks over every readable row; return the scripts that may be used."""
+def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]:
+    """Run the row checks over every readable row; return the scripts that may be used.
+
+    With ``cross_check``, each row is also compared with what its script runs
+    (:mod:`.scriptcheck`).
+    """
     scripts: dict[str, Path] = {}
     first: dict[str, Entry] = {}
     for entry in dataset.entries:
@@ -164,4 +168,6 @@ def check_entries(dataset: DataSet) -> dict[str, Path]:
         if path is not None:
             scripts[entry.script] = path
         dataset.diagnostics.extend(check_naming(entry))
+        if cross_check and path is not None:
+            dataset.diagnostics.extend(scriptcheck.check_row(entry, path))
     return scripts

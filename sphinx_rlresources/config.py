@@ -79,6 +79,12 @@ CONFIG_VALUES: dict[str, tuple[Any, str, tuple[type, ...], str]] = {
         "Add ``(outdated)`` to rows whose ``tested`` date is more than this many days old "
         "(``SOURCE_DATE_EPOCH`` sets the day for reproducible builds). ``None``: no age marker.",
     ),
+    "rlresources_cross_check": (
+        True, "env", (bool,),
+        "Compare each row with what its script runs (GPUs, inference engine, backend, LoRA, "
+        "algorithm, model, batch) and report disagreements as ``rlresources.script_*`` "
+        "warnings. ``False`` skips reading the scripts.",
+    ),
 }
 
 

@@ -40,6 +40,15 @@ class Subtype(str, enum.Enum):
     SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
     NAMING = ("naming", "A script's file name breaks the naming rule or disagrees with the row.")
     STALE = ("stale", "A row's script changed (in git) after the row was last tested.")
+    # -- the row against what its script runs (scriptcheck) ---------------------
+    SCRIPT_GPUS = ("script_gpus", "The row's ``gpus`` differs from the script's ``n_gpus_per_node × nnodes``.")
+    SCRIPT_INFER = ("script_infer", "The row's ``infer`` differs from the script's ``rollout.name``.")
+    SCRIPT_TRAIN = ("script_train", "The row's ``train`` (fsdp/megatron) differs from the script's backend.")
+    SCRIPT_LORA = ("script_lora", "The task says LoRA but the script trains in full, or the other way round.")
+    SCRIPT_ALGORITHM = ("script_algorithm", "The task's algorithm differs from the script's ``adv_estimator``.")
+    SCRIPT_MODEL = ("script_model", "The script trains another model than the row's ``model``/``model_id``.")
+    SCRIPT_BATCH = ("script_batch", "The row's ``max_batch`` differs from the script's ``data.train_batch_size``.")
+    SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
     ORPHAN_SCRIPT = ("orphan_script", "A ``*.sh`` file in the scripts folders has no row (``rlresources lint``).")
     PLACEHOLDER = ("placeholder", "A field still holds the ``TODO`` that ``rlresources new`` wrote; fill it in.")
     # -- drawing a table -------------------------------------------------------

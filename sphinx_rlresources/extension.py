@@ -82,7 +82,9 @@ def paths(app: Sphinx) -> tuple[Path, Path]:
 def load_options(app: Sphinx) -> LoadOptions:
     """The loader options conf.py asks for (other issues' checks extend this)."""
     return LoadOptions(
-        max_file_bytes=app.config.rlresources_max_file_size, stale=app.config.rlresources_stale_check
+        max_file_bytes=app.config.rlresources_max_file_size,
+        stale=app.config.rlresources_stale_check,
+        cross_check=app.config.rlresources_cross_check,
     )
 
 

@@ -29,6 +29,8 @@ class LoadOptions:
     check_scripts: bool = True
     stale: bool = False
     """Run the staleness check (git history against ``tested``); see ``freshness``."""
+    cross_check: bool = True
+    """Compare each row with what its script runs (GPUs, backend, model...); see ``scriptcheck``."""
 
 
 def data_files(data_dir: Path) -> list[Path]:
@@ -172,7 +174,7 @@ def load_dataset(
         seen[size.key] = size
     dataset.sizes = seen
     if options.check_scripts:
-        dataset.scripts = checks.check_entries(dataset)
+        dataset.scripts = checks.check_entries(dataset, cross_check=options.cross_check)
     if options.stale:
         freshness.check_staleness(dataset)
     dataset.diagnostics.sort()

@@ -140,10 +140,15 @@ class Override:
 
 @dataclass(frozen=True)
 class ScriptProblem:
-    """A "script sanity" finding: a mistake in the script itself, at a 1-based line."""
+    """A "script sanity" finding: a mistake in the script itself, at a 1-based line.
+
+    ``key`` is the override it concerns (empty for the script as a whole), so a value
+    already blamed here is not reported a second time as a mismatch.
+    """
 
     line: int
     message: str
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -981,6 +986,7 @@ class _Interpreter:
                     word.line,
                     f"{key}={bare} passes the word '{bare}', which is the name of a variable the "
                     f"script sets: a missing '$'? write {key}=${bare}",
+                    key,
                 )
             )
         for name in sorted(expanded.missing):
@@ -990,6 +996,7 @@ class _Interpreter:
                     f"{word.raw} uses ${name}, which the script does not set before this line "
                     f"(nor is it a usual environment variable); set {name}=... in the script, "
                     f"or write ${{{name}:-default}} if it is meant to come from the environment",
+                    key,
                 )
             )
 
