@@ -14,6 +14,7 @@ from pathlib import Path
 from . import checks, freshness
 from .diagnostics import Diagnostic, Subtype, relpath
 from .model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
+from .placeholders import replace_schema_errors
 from .validation import validate
 from .yamlsafe import YamlDocument, YamlError, decode, load
 
@@ -92,7 +93,7 @@ def _schema_diagnostics(doc: YamlDocument, shown: str) -> list[Diagnostic]:
             subtype = Subtype.URL
             message += "; only http:// and https:// links are allowed"
         found.append(Diagnostic(shown, line, column, subtype, message))
-    return found
+    return replace_schema_errors(doc, shown, found)
 
 
 def _entries(doc: YamlDocument, label: str, shown: str) -> list[Entry]:

@@ -1,0 +1,10 @@
+"""``python -m sphinx_rlresources lint ...``: the same command as ``rlresources``."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
