@@ -22,6 +22,14 @@ rlresources_data_dir = "../data"
 rlresources_root = ".."
 rlresources_contributing = "contributing"
 
+# Freshness (see freshness.rst): mark rows whose script changed in git after they were
+# tested, and rows tested more than a year ago. The staleness findings are shown as
+# markers, not build failures: a code commit must not fail this -W build, and CI's
+# shallow clone skips the check with a note anyway. `rlresources lint --stale` reports them.
+rlresources_stale_check = True
+rlresources_max_age_days = 365
+suppress_warnings = ["rlresources.stale"]
+
 html_theme = "furo"
 html_title = "sphinx-rlresources"
 html_static_path = ["_static"]
