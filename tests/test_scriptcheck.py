@@ -1,0 +1,306 @@
+"""Row <-> script cross-check: exact findings through the loader, the CLI and a build.
+
+``tests/roots/test-crosscheck`` holds rows that agree with their scripts (7B, written
+in several styles) and rows that each disagree once (70B, 14B).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO, TESTS, warning_lines
+
+from sphinx_rlresources import scriptcheck
+from sphinx_rlresources.cli import main as rlresources
+from sphinx_rlresources.diagnostics import Subtype, relpath
+from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.scriptread import read_script
+
+ROOT = TESTS / "roots" / "test-crosscheck"
+S70, S14 = "examples/tuning/70b", "examples/tuning/14b"
+CROSS_SUBTYPES = {
+    s for s in Subtype if s.value.startswith("script_") and s not in (Subtype.SCRIPT_PATH, Subtype.SCRIPT_MISSING)
+}
+
+#: (data file, line, column, subtype, message): every finding the fixture must produce.
+EXPECTED = [
+    (
+        "14b",
+        5,
+        12,
+        "script_model",
+        f"row says model 'Qwen2-14B' but {S14}/qwen2-14b_grpo_4_h800_fsdp_vllm.sh:10 trains "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-Coder-14B-Instruct, whose last part "
+        "'Qwen2.5-Coder-14B-Instruct' does not contain 'Qwen2-14B'; fix the row (or give it a model_id) or the script",
+    ),
+    (
+        "14b",
+        24,
+        15,
+        "script_model",
+        f"row says model_id 'Qwen/Qwen2.5-14B-Instruct' but {S14}/qwen2.5-14b_grpo_4_h100_fsdp_vllm.sh:10 trains "
+        "actor_rollout_ref.model.path=Qwen/Qwen2.5-14B; fix model_id or the script",
+    ),
+    (
+        "70b",
+        7,
+        11,
+        "script_gpus",
+        f"row says gpus 32 but {S70}/qwen2-70b_grpo_32_h800_fsdp_vllm.sh:12 runs trainer.n_gpus_per_node=8 × "
+        "trainer.nnodes=1 = 8 GPUs; fix the row or the script",
+    ),
+    (
+        "70b",
+        21,
+        12,
+        "script_infer",
+        f"row says infer 'sglang' but {S70}/qwen2-70b_grpo_8_h100_fsdp_sglang.sh:11 runs "
+        "actor_rollout_ref.rollout.name=vllm; fix the row or the script",
+    ),
+    (
+        "70b",
+        30,
+        12,
+        "script_train",
+        f"row says train 'megatron' but {S70}/qwen2-70b_grpo_8_h20_megatron_vllm.sh:7 runs fsdp: verl's default "
+        "config (no --config-name, no actor_rollout_ref.actor.strategy); fix the row, or run it with "
+        "--config-name=ppo_megatron_trainer or actor_rollout_ref.actor.strategy=megatron",
+    ),
+    (
+        "70b",
+        36,
+        11,
+        "script_lora",
+        f"task 'GRPO-LoRA' says LoRA but {S70}/qwen2-70b_grpo-lora_8_h100_fsdp_vllm.sh:7 sets no "
+        "actor_rollout_ref.model.lora_rank, so it trains the full model; drop '-LoRA' from the task, or set "
+        "actor_rollout_ref.model.lora_rank in the script",
+    ),
+    (
+        "70b",
+        46,
+        11,
+        "script_lora",
+        f"task 'GRPO' does not say LoRA but {S70}/qwen2-70b_grpo_8_a100_fsdp_vllm.sh:11 sets "
+        "actor_rollout_ref.model.lora_rank=64 (LoRA); name the task 'GRPO-LoRA', or remove "
+        "actor_rollout_ref.model.lora_rank from the script",
+    ),
+    (
+        "70b",
+        56,
+        11,
+        "script_algorithm",
+        f"task 'PPO' means algorithm.adv_estimator=gae but {S70}/qwen2-70b_ppo_8_h800_fsdp_vllm.sh:8 runs "
+        "algorithm.adv_estimator=grpo; fix the task or the script",
+    ),
+    (
+        "70b",
+        69,
+        16,
+        "script_batch",
+        f"row says max_batch 128 but {S70}/qwen2-70b_grpo_8_h800_fsdp_vllm.sh:9 runs data.train_batch_size=256; "
+        "fix the row (the largest batch that ran) or the script",
+    ),
+    (
+        "70b",
+        82,
+        13,
+        "script_sanity",
+        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:10: actor_rollout_ref.model.path=model_path passes the word "
+        "'model_path', which is the name of a variable the script sets: a missing '$'? write "
+        "actor_rollout_ref.model.path=$model_path",
+    ),
+    (
+        "70b",
+        82,
+        13,
+        "script_sanity",
+        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:13: trainer.nnodes=$NODES uses $NODES, which the script does "
+        "not set before this line (nor is it a usual environment variable); set NODES=... in the script, or write "
+        "${NODES:-default} if it is meant to come from the environment",
+    ),
+]
+
+
+def lint_lines(prefix: str) -> list[str]:
+    return [
+        f"{prefix}{size}.yaml:{line}:{col}: error: {msg} [rlresources.{sub}]" for size, line, col, sub, msg in EXPECTED
+    ]
+
+
+def test_the_loader_reports_exactly_the_mismatches() -> None:
+    dataset = load_dataset(ROOT / "data", ROOT, display=lambda p: relpath(p, ROOT))
+    assert [d.format() for d in dataset.diagnostics] == lint_lines("data/")
+
+
+def test_the_consistent_rows_raise_nothing() -> None:
+    dataset = load_dataset(ROOT / "data", ROOT)
+    consistent = {(e.source.path, e.source.line) for e in dataset.entries if e.size == "7B"}
+    assert len(consistent) == 4
+    assert [d for d in dataset.diagnostics if d.path.endswith("7b.yaml")] == []
+
+
+def test_switched_off() -> None:
+    dataset = load_dataset(ROOT / "data", ROOT, LoadOptions(cross_check=False))
+    assert dataset.diagnostics == []
+
+
+@pytest.mark.parametrize("root", [REPO, TESTS / "roots" / "test-basic"], ids=["repository", "test-basic"])
+def test_our_own_data_agrees_with_our_scripts(root: Path) -> None:
+    dataset = load_dataset(root / "data", root)
+    assert len(dataset.entries) >= 12
+    assert [d.format() for d in dataset.diagnostics if d.subtype in CROSS_SUBTYPES] == []
+
+
+def test_lint_prints_them(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(ROOT)
+    status = rlresources(["lint", "--data", "data", "--root", "."])
+    out, _err = capsys.readouterr()
+    findings = [line for line in out.splitlines() if "[rlresources.script_" in line]
+    assert findings == lint_lines("data/")
+    assert status == 1
+
+
+@pytest.mark.sphinx("html", testroot="crosscheck")
+def test_the_build_warns_at_the_row(app: Any) -> None:
+    app.build()
+    expected = [
+        f"<srcdir>/data/{size}.yaml:{line}:{col}: WARNING: {msg} [rlresources.{sub}]"
+        for size, line, col, sub, msg in EXPECTED
+    ]
+    assert warning_lines(app) == expected
+
+
+@pytest.mark.sphinx("html", testroot="crosscheck", confoverrides={"suppress_warnings": ["rlresources.script_gpus"]})
+def test_one_kind_can_be_silenced(app: Any) -> None:
+    app.build()
+    lines = warning_lines(app)
+    assert len(lines) == len(EXPECTED) - 1
+    assert not any("script_gpus" in line for line in lines)
+    assert any("[rlresources.script_infer]" in line for line in lines)
+
+
+@pytest.mark.sphinx("html", testroot="crosscheck", confoverrides={"rlresources_cross_check": False})
+def test_the_build_can_switch_it_off(app: Any) -> None:
+    app.build()
+    assert warning_lines(app) == []
+
+
+# -- the rules, one row at a time ------------------------------------------------------
+
+
+def entry(**values: Any) -> Entry:
+    row: dict[str, Any] = {
+        "size": "7B",
+        "tag": "MIN",
+        "model": "Qwen2.5-7B",
+        "task": "GRPO",
+        "gpus": 8,
+        "device": "H100",
+        "max_batch": None,
+        "train": "fsdp",
+        "infer": "vllm",
+        "script": "x.sh",
+        "contributor": Contributor("T"),
+        "source": SourceRef("d.yaml", 3, 5),
+    }
+    row.update(values)
+    return Entry(**row)
+
+
+def subtypes(row: Entry, script: str) -> list[str]:
+    found = scriptcheck.cross_check(row, read_script(textwrap.dedent(script)), "x.sh")
+    return [d.subtype.value for d in found]
+
+
+def test_unknown_is_never_a_mismatch() -> None:
+    script = """\
+        python3 -m verl.trainer.main_ppo --config-name=$CONFIG \\
+            algorithm.adv_estimator=${ALGO:-gae} \\
+            data.train_batch_size=$(cat batch) \\
+            actor_rollout_ref.model.path=${MODEL:-x} \\
+            actor_rollout_ref.model.lora_rank=${RANK:-0} \\
+            actor_rollout_ref.rollout.name=${ENGINE:-hf} \\
+            trainer.n_gpus_per_node=${GPUS:-1} trainer.nnodes=`cat nodes`
+        """
+    row = entry(task="PPO-LoRA", gpus=1024, max_batch=7, train="megatron", infer="sglang", model="Llama-3-8B")
+    assert subtypes(row, script) == []
+
+
+@pytest.mark.parametrize(
+    ("task", "estimator", "agrees"),
+    [
+        ("GRPO", "grpo", True),
+        ("GRPO-LoRA", "grpo", True),
+        ("PPO", "gae", True),
+        ("PPO", "grpo", False),
+        ("DAPO", "grpo", True),
+        ("DAPO", "gae", False),
+        ("REINFORCE++", "reinforce_plus_plus", True),
+        ("REINFORCE++-baseline", "reinforce_plus_plus_baseline", True),
+        ("RLOO", "rloo", True),
+        ("RLOO", "grpo", False),
+        ("ReMax", "remax", True),
+        ("SPPO", "grpo", True),  # unknown task names are not compared
+    ],
+)
+def test_algorithms(task: str, estimator: str, agrees: bool) -> None:
+    lora = "actor_rollout_ref.model.lora_rank=8" if "lora" in task.lower() else ""
+    found = subtypes(entry(task=task), f"python3 t.py algorithm.adv_estimator={estimator} {lora}\n")
+    assert found == ([] if agrees else ["script_algorithm"])
+
+
+@pytest.mark.parametrize(
+    ("model", "model_id", "path", "agrees"),
+    [
+        ("Qwen2.5-7B", None, "Qwen/Qwen2.5-7B-Instruct", True),
+        ("qwen2.5-7b", None, "Qwen/Qwen2.5-7B-Instruct", True),
+        ("Qwen2-14B", None, "Qwen/Qwen2.5-Coder-14B-Instruct", False),
+        ("Qwen2.5-7B", None, "$HOME/models/Qwen2.5-7B-Instruct", True),
+        ("Qwen2.5-7B", None, "$HOME/models/Llama-3-8B", False),
+        ("Qwen2.5-7B", None, "${MODEL_DIR:?set MODEL_DIR}", True),  # unknown
+        ("Qwen2.5-7B", None, "/data/ckpt/Qwen2.5-7B/", True),
+        ("X", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", True),
+        ("X", "Qwen/Qwen2.5-7B-Instruct", "~/hub/qwen/qwen2.5-7b-instruct", True),
+        ("X", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B", False),
+    ],
+)
+def test_models(model: str, model_id: str | None, path: str, agrees: bool) -> None:
+    found = subtypes(entry(model=model, model_id=model_id), f"python3 t.py actor_rollout_ref.model.path={path}\n")
+    assert found == ([] if agrees else ["script_model"])
+
+
+@pytest.mark.parametrize(
+    ("infer", "engine", "agrees"),
+    [("vllm", "vllm", True), ("SGLang", "sglang", True), ("sglang", "sglang_async", True), ("sglang", "vllm", False)],
+)
+def test_engines(infer: str, engine: str, agrees: bool) -> None:
+    found = subtypes(entry(infer=infer), f"python3 t.py actor_rollout_ref.rollout.name={engine}\n")
+    assert found == ([] if agrees else ["script_infer"])
+
+
+def test_a_blamed_value_is_not_compared_twice() -> None:
+    script = "engine=sglang\npython3 t.py actor_rollout_ref.rollout.name=engine\n"
+    assert subtypes(entry(infer="vllm"), script) == ["script_sanity"]
+
+
+def test_an_unknown_train_value_is_not_compared() -> None:
+    assert subtypes(entry(train="deepspeed"), "python3 t.py --config-name=ppo_megatron_trainer a.b=1\n") == []
+    assert subtypes(entry(train="fsdp"), "python3 t.py --config-name=ppo_megatron_trainer a.b=1\n") == ["script_train"]
+
+
+def test_a_script_too_large(tmp_path: Path) -> None:
+    script = tmp_path / "big.sh"
+    script.write_bytes(b"#" * (scriptcheck.MAX_SCRIPT_BYTES + 1))
+    (found,) = scriptcheck.check_row(entry(script="big.sh"), script)
+    assert (found.subtype, found.line, found.column) == (Subtype.SCRIPT_SANITY, 3, 5)
+    assert found.message.startswith("big.sh: the script is more than ")
+
+
+def test_a_script_not_in_utf8(tmp_path: Path) -> None:
+    script = tmp_path / "latin.sh"
+    script.write_bytes(b"# caf\xe9\npython3 t.py trainer.n_gpus_per_node=2 trainer.nnodes=1\n")
+    assert [d.subtype.value for d in scriptcheck.check_row(entry(gpus=8), script)] == ["script_gpus"]
