@@ -191,10 +191,13 @@ def load(args: argparse.Namespace) -> tuple[DataSet, Project]:
 
 
 def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
-    """Where scripts live: ``--scripts``, else pyproject, else ``examples/tuning``; plus the rows' folders."""
+    """Where scripts live: ``--scripts``; else pyproject's (unless ``--root`` is given); else ``examples/tuning``.
+
+    The folders of the rows' scripts are always added.
+    """
     if args.scripts:
         folders = [Path(s) for s in args.scripts]
-    elif project.scripts:
+    elif project.scripts and not getattr(args, "root", None):
         folders = list(project.scripts)
     else:
         folders = [dataset.root / "examples" / "tuning"]
@@ -230,17 +233,13 @@ def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic
     for script in scripts:
         if script in linked:
             continue
-        try:
-            shown_from_root = script.relative_to(dataset.root.resolve()).as_posix()
-        except ValueError:
-            shown_from_root = script.as_posix()
         found.append(
             Diagnostic(
                 relpath(script),
                 1,
                 1,
                 Subtype.ORPHAN_SCRIPT,
-                f"no row links to this script; add its row with 'rlresources new {shown_from_root}', "
+                f"no row links to this script; add its row with 'rlresources new {relpath(script)}', "
                 "or delete the script if it is not a verified configuration",
                 severity="warning",
             )

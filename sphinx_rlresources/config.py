@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import string
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +9,7 @@ from sphinx.util import logging
 
 from .diagnostics import WARNING_TYPE, Subtype
 from .loader import DEFAULT_MAX_FILE_BYTES
+from .urltemplate import url_template_problem
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -58,6 +58,11 @@ CONFIG_VALUES: dict[str, tuple[Any, str, tuple[type, ...], str]] = {
         (str, type(None)),
         "Where readers learn to contribute a row: a document name or an http(s) URL, linked "
         "from the sentence drawn for a size with no rows. ``None`` links nothing.",
+    ),
+    "rlresources_filter": (
+        False, "env", (bool,),
+        "Give every ``rl-resource-table`` reader-side filter controls in HTML, as its ``:filter:`` "
+        "option does; ``:filter: no`` turns them off for one table.",
     ),
     "rlresources_stale_check": (
         False, "env", (bool,),
@@ -118,22 +123,6 @@ def check_config(app: Sphinx, config: Config) -> None:
     if contributing is not None and ":" in contributing and not contributing.startswith(("http://", "https://")):
         _warn(f"rlresources_contributing = {contributing!r} must be a document name or an http(s) URL; ignored")
         config.rlresources_contributing = None
-
-
-def url_template_problem(template: str) -> str | None:
-    """Why a script URL template is unusable, or None."""
-    if not template.startswith(("https://", "http://")):
-        return "must start with https:// or http://"
-    try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-    except ValueError as err:
-        return f"is not a valid template ({err})"
-    unknown = fields - {"path", "ref"}
-    if unknown:
-        return f"uses {', '.join('{' + f + '}' for f in sorted(unknown))}; only {{path}} and {{ref}} are filled"
-    if "path" not in fields:
-        return "has no {path}"
-    return None
 
 
 def add_config_values(app: Sphinx) -> None:

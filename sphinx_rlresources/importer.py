@@ -41,7 +41,16 @@ _SIMPLE_BORDER = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
 _GRID_BORDER = re.compile(r"^\s*\+(?:[-=]+\+)+\s*$")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
 _TARGET = re.compile(r"^\s*\.\.\s+_(`[^`]+`|[^:]+):\s*(\S+)\s*$")
-_SKIPPED_DIRECTIVES = {"code-block", "code", "sourcecode", "literalinclude", "raw", "math", "parsed-literal", "csv-table"}
+_SKIPPED_DIRECTIVES = {
+    "code-block",
+    "code",
+    "sourcecode",
+    "literalinclude",
+    "raw",
+    "math",
+    "parsed-literal",
+    "csv-table",
+}
 
 HEADER_FIELDS = {
     "tag": "tag",
@@ -179,14 +188,22 @@ def _list_table(lines: list[str], start: int, indent: int, page: Page) -> tuple[
         elif rows and rows[-1]:
             rows[-1][-1].text += " " + stripped
         else:
-            page.findings.append(Finding(index + 1, f"text '{stripped.strip()}' in a list-table is not in a row; not read"))
-    for row in rows:
-        for cell in row:
-            cell.text = _unescape(cell.text)
+            page.findings.append(
+                Finding(index + 1, f"text '{stripped.strip()}' in a list-table is not in a row; not read")
+            )
+    for cells in rows:
+        for item in cells:
+            item.text = _unescape(item.text)
     header = rows[0] if rows and (header_rows >= 1 or _looks_like_header(rows[0])) else None
     if header is not None:
         if header_rows == 0:
-            page.findings.append(Finding(start, "the list-table has no :header-rows:, but its first row names the columns; read it as the header", "note"))
+            page.findings.append(
+                Finding(
+                    start,
+                    "the list-table has no :header-rows:, but its first row names the columns; read it as the header",
+                    "note",
+                )
+            )
         body = rows[max(header_rows, 1) :]
     else:
         body = rows
@@ -238,7 +255,7 @@ def _simple_table(lines: list[str], start: int) -> tuple[Table, int]:
                 continue
             parts = _split_simple(line, spans)
             if rows and not parts[0].strip():  # a continuation line
-                for cell, part in zip(rows[-1], parts):
+                for cell, part in zip(rows[-1], parts, strict=False):
                     if part.strip():
                         cell.text = f"{cell.text} {part.strip()}".strip()
                 continue
@@ -250,7 +267,9 @@ def _simple_table(lines: list[str], start: int) -> tuple[Table, int]:
 
     if len(borders) == 3:
         header_rows = rows_between(borders[0] + 1, borders[1])
-        return Table(start + 1, "simple table", header_rows[0] if header_rows else None, rows_between(borders[1] + 1, borders[2])), end
+        return Table(
+            start + 1, "simple table", header_rows[0] if header_rows else None, rows_between(borders[1] + 1, borders[2])
+        ), end
     return Table(start + 1, "simple table", None, rows_between(borders[0] + 1, borders[-1])), end
 
 
@@ -273,13 +292,15 @@ def _grid_table(lines: list[str], start: int, page: Page) -> tuple[Table, int]:
             current = None
             continue
         if any(b >= len(line) or line[b] not in "|+" for b in bounds):
-            page.findings.append(Finding(index + 1, "a grid-table row with merged cells cannot be read; the table is skipped"))
+            page.findings.append(
+                Finding(index + 1, "a grid-table row with merged cells cannot be read; the table is skipped")
+            )
             return Table(start + 1, "grid table", None, []), end
         parts = [line[bounds[k] + 1 : bounds[k + 1]].strip() for k in range(len(bounds) - 1)]
         if current is None:
             current = [Cell(part, index + 1) for part in parts]
         else:
-            for cell, part in zip(current, parts):
+            for cell, part in zip(current, parts, strict=False):
                 if part:
                     cell.text = f"{cell.text} {part}".strip()
     for row in ([header] if header else []) + rows:
@@ -311,9 +332,13 @@ def parse_page(text: str) -> Page:
             and lines[i + 2].strip() == line.strip()
         ):
             heading = (lines[i + 1].strip(), (line.strip()[0], True), 3)
-        elif _is_text(line) and i + 1 < len(lines) and _ADORNMENT.match(lines[i + 1]) and not line.startswith(".."):
-            if i == 0 or not lines[i - 1].strip() or _ADORNMENT.match(lines[i - 1]):
-                heading = (line.strip(), (lines[i + 1].strip()[0], False), 2)
+        elif (
+            _is_text(line)
+            and i + 1 < len(lines)
+            and _ADORNMENT.match(lines[i + 1])
+            and (i == 0 or not lines[i - 1].strip() or _ADORNMENT.match(lines[i - 1]))
+        ):
+            heading = (line.strip(), (lines[i + 1].strip()[0], False), 2)
         if heading is not None:
             title, style, consumed = heading
             if style not in styles:
@@ -407,7 +432,7 @@ _INLINE = re.compile(r"``(.+?)``|\*\*(.+?)\*\*|\*(.+?)\*")
 def plain_text(text: str, page: Page) -> tuple[str, list[str]]:
     """A plain-text cell's words: emphasis and literals unwrapped, a link's target reported as lost."""
     lost = []
-    if "`" in text and "<" in text or _REF.match(text):
+    if ("`" in text and "<" in text) or _REF.match(text):
         try:
             link = read_link(text, page.targets)
         except CellError as err:
@@ -433,7 +458,11 @@ def _github_path(url: str, root: Path | None) -> ScriptLink:
     segments = [unquote(s) for s in parts.path.split("/") if s]
     if parts.netloc == "raw.githubusercontent.com" and len(segments) >= 4:
         owner, repo, rest = segments[0], segments[1], segments[2:]
-    elif parts.netloc in ("github.com", "www.github.com") and len(segments) >= 5 and segments[2] in ("blob", "tree", "raw"):
+    elif (
+        parts.netloc in ("github.com", "www.github.com")
+        and len(segments) >= 5
+        and segments[2] in ("blob", "tree", "raw")
+    ):
         owner, repo, rest = segments[0], segments[1], segments[3:]
     else:
         raise CellError(f"'{url}' is not a link to a file in a GitHub repository (…/blob/REF/PATH or …/tree/REF/PATH)")
@@ -495,7 +524,9 @@ def read_contributor(cell: Cell, page: Page) -> tuple[Any, list[str]]:
     return name, [f"the contributor link '{link.target}' is not an http(s) or mailto link; only the name is kept"]
 
 
-def read_cells(cells: dict[str, Cell], page: Page, page_dir: Path, root: Path | None) -> tuple[dict[str, Any], list[Finding], list[Finding], ScriptLink | None]:
+def read_cells(
+    cells: dict[str, Cell], page: Page, page_dir: Path, root: Path | None
+) -> tuple[dict[str, Any], list[Finding], list[Finding], ScriptLink | None]:
     """Read one row: (values, failures that lose the row, notes and partial losses, script link)."""
     values: dict[str, Any] = {}
     failed: list[Finding] = []
@@ -537,13 +568,23 @@ def read_cells(cells: dict[str, Cell], page: Page, page_dir: Path, root: Path | 
                 if match.group(2):
                     values["infer_version"] = match.group(2)
                 if text.replace(" ", "") != text:
-                    notes.append(Finding(cell.line, f"Infer '{text}' is drawn as '{match.group(1)}{match.group(2) or ''}'", "note"))
+                    notes.append(
+                        Finding(
+                            cell.line, f"Infer '{text}' is drawn as '{match.group(1)}{match.group(2) or ''}'", "note"
+                        )
+                    )
             elif key == "script":
                 link, shown = read_script(cell, page, page_dir, root)
                 values["script"] = link.path
                 name = PurePosixPath(link.path).name
                 if shown and shown not in (name, name[: -len(".sh")]):
-                    notes.append(Finding(cell.line, f"the link text '{shown}' is not the script's file name; the table will show '{name}'", "note"))
+                    notes.append(
+                        Finding(
+                            cell.line,
+                            f"the link text '{shown}' is not the script's file name; the table will show '{name}'",
+                            "note",
+                        )
+                    )
             elif key == "contributor":
                 values["contributor"], partial = read_contributor(cell, page)
                 notes.extend(Finding(cell.line, message) for message in partial)
@@ -612,7 +653,9 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
         header_text = ", ".join(names)
         for row in table.rows:
             if all(not c.text for c in row):
-                result.findings.append(Finding(row[0].line if row else table.line, f"an empty row in {where} is skipped", "note"))
+                result.findings.append(
+                    Finding(row[0].line if row else table.line, f"an empty row in {where} is skipped", "note")
+                )
                 continue
             if len(row) != len(table.header):
                 _lose_row(
@@ -624,10 +667,12 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
                 )
                 continue
             if missing:
-                _lose_row(row, f"{where} has no column for {', '.join(missing)}, which every row needs", result, table.header)
+                _lose_row(
+                    row, f"{where} has no column for {', '.join(missing)}, which every row needs", result, table.header
+                )
                 continue
             cells: dict[str, Cell] = {}
-            for index, (key, cell) in enumerate(zip(keys, row)):
+            for index, (key, cell) in enumerate(zip(keys, row, strict=True)):
                 if key is None or key in cells:
                     if cell.text:
                         result.findings.append(
@@ -654,7 +699,12 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
             folder = _folder_size(values["script"])
             if heading_size and folder and size_key(folder) != size_key(heading_size):
                 result.findings.append(
-                    Finding(row[0].line, f"the script's folder says {folder} but the heading says {heading_size}; the row goes to {heading_size}", "note")
+                    Finding(
+                        row[0].line,
+                        f"the script's folder says {folder} but the heading says {heading_size}; "
+                        f"the row goes to {heading_size}",
+                        "note",
+                    )
                 )
             entry = {k: values[k] for k in ENTRY_ORDER if k in values}
             problems = _schema_problems(size, entry)
@@ -669,7 +719,19 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
     return result
 
 
-ENTRY_ORDER = ("tag", "model", "task", "gpus", "device", "max_batch", "train", "infer", "infer_version", "script", "contributor")
+ENTRY_ORDER = (
+    "tag",
+    "model",
+    "task",
+    "gpus",
+    "device",
+    "max_batch",
+    "train",
+    "infer",
+    "infer_version",
+    "script",
+    "contributor",
+)
 
 
 def _schema_problems(label: str, entry: dict[str, Any]) -> list[str]:
@@ -769,13 +831,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(f"--out '{args.out}' exists and is not a folder")
     result = import_page(text, page_path.parent, root)
     if not result.sizes:
-        raise CliError(f"the page '{args.page}' has no heading that names a size (7B, 70B) and no table whose scripts do")
+        raise CliError(
+            f"the page '{args.page}' has no heading that names a size (7B, 70B) and no table whose scripts do"
+        )
     keys = sorted(result.sizes, key=lambda k: size_order(result.sizes[k]))
     targets = {key: out_dir / f"{key}.yaml" for key in keys}
     existing = [p for p in targets.values() if p.exists()]
     if existing and not args.force:
         raise CliError(
-            f"{', '.join(relpath(p) for p in existing)} already exist; pass --force to overwrite, or import into an empty folder"
+            f"{', '.join(relpath(p) for p in existing)} already exist; pass --force to overwrite, "
+            "or import into an empty folder"
         )
     out_dir.mkdir(parents=True, exist_ok=True)
     shown_page = relpath(page_path)

@@ -18,9 +18,9 @@ from typing import TextIO
 from urllib.parse import quote
 
 from . import columns as cols
-from .config import url_template_problem
 from .diagnostics import relpath
 from .model import DataSet, Entry
+from .urltemplate import url_template_problem
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_LEADING = re.compile(r"^([-+•#]|\d+[.)]|\.\.|[A-Za-z][.)]\s)")
