@@ -16,7 +16,7 @@ ENV_VERSION = 1
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the directive, the configuration values and the build events."""
-    from . import config, extension, freshness_ext
+    from . import config, extension, filtering, freshness_ext, readers
     from .directive import RLResourceTable
     from .i18n import LOCALE_DIR, MESSAGE_CATALOG
 
@@ -28,6 +28,10 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-purge-doc", extension.on_env_purge_doc)
     app.connect("env-merge-info", extension.on_env_merge_info)
     app.add_directive("rl-resource-table", RLResourceTable)
+    app.add_directive("rl-resource-chart", readers.RLResourceChart)
+    app.add_directive("rl-resource-coverage", readers.RLResourceCoverage)
+    filtering.register(app)  # filter nodes, their assets
+    readers.register(app)  # chart and coverage nodes, the JSON file
     freshness_ext.setup(app)
     return {
         "version": __version__,

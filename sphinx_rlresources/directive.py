@@ -23,6 +23,7 @@ from sphinx.util.docutils import SphinxDirective
 from . import columns as cols
 from .diagnostics import Subtype
 from .extension import ALL, get_dataset, note_use, warn_at
+from .filtering import filter_flag, make_filterable
 from .freshness_ext import add_markers
 from .i18n import HEADERS, _
 from .model import DataSet, Entry, size_order
@@ -76,6 +77,8 @@ class RLResourceTable(SphinxDirective):
         "widths": directives.unchanged_required,
         # the table's horizontal alignment
         "align": lambda value: directives.choice(value, ("left", "center", "right")),
+        # reader-side filter controls in HTML (alone: on; "no": off); default rlresources_filter
+        "filter": filter_flag,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -205,7 +208,9 @@ class RLResourceTable(SphinxDirective):
                 return result
             result.append(self._empty(label, bool(wanted_values)))
             return result
-        result.append(self._table(entries, shown, dataset))
+        table = self._table(entries, shown, dataset)
+        wants_filter = self.options.get("filter", self.config.rlresources_filter)
+        result.append(make_filterable(table, entries) if wants_filter else table)
         return result
 
     def _empty(self, label: str, filtered: bool) -> nodes.paragraph:

@@ -1,0 +1,390 @@
+"""Filters, chart, coverage and the JSON file: doctrees, every builder, escaping, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TESTS, warning_lines
+from docutils import nodes
+from sphinx import addnodes
+
+from sphinx_rlresources import chart, coverage, export
+from sphinx_rlresources.filtering import filter_flag, rlresources_filter, rlresources_row
+from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.readers import rlresources_chart, rlresources_mark
+
+READERS = TESTS / "roots" / "test-readers"
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page, as (name, attributes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def start_tags(path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    parser = Tags()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.tags
+
+
+def row_data(path: Path) -> list[dict[str, str | None]]:
+    return [
+        {k[len("data-rl-") :]: v for k, v in attrs.items() if k.startswith("data-rl-")}
+        for tag, attrs in start_tags(path)
+        if tag == "tr" and "data-rl-gpus" in attrs
+    ]
+
+
+def assets(path: Path) -> set[str]:
+    found = set()
+    for tag, attrs in start_tags(path):
+        ref = attrs.get("src") if tag == "script" else attrs.get("href") if tag == "link" else None
+        if ref and ("rlresources-filter" in ref or "rlresources-readers" in ref):
+            found.add(ref.split("/")[-1].split("?")[0])
+    return found
+
+
+def body_rows(table: nodes.table) -> list[list[str]]:
+    tbody = next(table.findall(nodes.tbody))
+    return [[entry.astext() for entry in row.findall(nodes.entry)] for row in tbody.children]
+
+
+def entry(**values: Any) -> Entry:
+    base: dict[str, Any] = {
+        "size": "7B", "tag": "MIN", "model": "Qwen2-7B", "task": "GRPO", "gpus": 2, "device": "H800",
+        "max_batch": None, "train": "fsdp", "infer": "vllm", "infer_version": "0.8.2",
+        "script": "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh",
+        "contributor": Contributor("Xiangyongan"), "source": SourceRef("data/7b.yaml", 4, 5),
+    }  # fmt: skip
+    base.update(values)
+    return Entry(**base)
+
+
+ALL_ROWS = [
+    {"size": "7B", "tag": "MIN", "task": "GRPO", "gpus": "2", "device": "H800", "train": "fsdp", "infer": "vllm"},
+    {"size": "7B", "tag": "MIN", "task": "GRPO-LoRA", "gpus": "1", "device": "H100", "train": "fsdp", "infer": "vllm"},
+    {"size": "7B", "tag": "RECOMMENDED", "task": "GRPO", "gpus": "8", "device": "H100", "train": "fsdp",
+     "infer": "sglang"},
+    {"size": "70B", "tag": "MIN", "task": "GRPO", "gpus": "32", "device": "H20", "train": "fsdp", "infer": "vllm"},
+    {"size": "70B", "tag": "MIN", "task": "GRPO", "gpus": "32", "device": "H800", "train": "fsdp", "infer": "vllm"},
+    {"size": "70B", "tag": "MIN", "task": "GRPO-LoRA", "gpus": "8", "device": "H100", "train": "fsdp",
+     "infer": "vllm"},
+]  # fmt: skip
+
+
+# -- filters -------------------------------------------------------------------------------
+
+
+@pytest.mark.sphinx("html", testroot="readers")
+def test_filter_rows_carry_their_values_and_assets_go_only_where_used(app: Any) -> None:
+    app.build()
+    assert warning_lines(app) == []
+    out = Path(app.outdir)
+    # Without JavaScript every row is there and none is hidden.
+    assert row_data(out / "filter.html") == ALL_ROWS
+    assert not any("hidden" in attrs for tag, attrs in start_tags(out / "filter.html") if tag == "tr")
+    wrapper = [attrs for tag, attrs in start_tags(out / "filter.html") if "data-rl-strings" in attrs]
+    assert len(wrapper) == 1
+    assert wrapper[0]["class"] == "rlresources-filter"
+    strings = json.loads(wrapper[0]["data-rl-strings"] or "")
+    assert strings["status"] == "{shown} of {total} configurations match."
+    assert strings["gpus"] == "At most this many GPUs"
+    # The script and stylesheet are shipped, and linked from the pages that need them only.
+    assert (out / "_static" / "rlresources-filter.js").is_file()
+    assert (out / "_static" / "rlresources-readers.css").is_file()
+    assert assets(out / "filter.html") == {"rlresources-filter.js", "rlresources-readers.css"}
+    assert assets(out / "chart.html") == {"rlresources-readers.css"}
+    assert assets(out / "coverage.html") == {"rlresources-readers.css"}
+    assert assets(out / "plain.html") == set()
+    assert assets(out / "nofilter.html") == set()
+    assert row_data(out / "plain.html") == []
+    # The doctree: the table, untouched but for its rows, inside the filter node.
+    doctree = app.env.get_doctree("filter")
+    (wrapper_node,) = doctree.findall(rlresources_filter)
+    (table,) = wrapper_node.findall(nodes.table)
+    assert "rlresources-table" in table["classes"]
+    rows = list(next(table.findall(nodes.tbody)).children)
+    assert all(type(row) is rlresources_row for row in rows)
+    assert [row["rl_data"]["gpus"] for row in rows] == ["2", "1", "8", "32", "32", "8"]
+    assert not list(app.env.get_doctree("plain").findall(rlresources_filter))
+    assert not list(app.env.get_doctree("nofilter").findall(rlresources_filter))
+
+
+@pytest.mark.sphinx("html", testroot="readers", confoverrides={"rlresources_filter": True})
+def test_config_default_turns_filters_on_and_the_option_turns_them_off(app: Any) -> None:
+    app.build()
+    assert warning_lines(app) == []
+    out = Path(app.outdir)
+    assert [r["size"] for r in row_data(out / "plain.html")] == ["7B", "7B", "7B"]
+    assert assets(out / "plain.html") == {"rlresources-filter.js", "rlresources-readers.css"}
+    assert row_data(out / "nofilter.html") == []  # :filter: no
+
+
+def test_filter_flag_values() -> None:
+    assert filter_flag(None) is True
+    assert filter_flag("") is True
+    assert filter_flag(" Yes ") is True
+    assert filter_flag("no") is False
+    assert filter_flag("off") is False
+    with pytest.raises(ValueError, match=r'"maybe" is not one of: \(empty\), yes, no'):
+        filter_flag("maybe")
+
+
+@pytest.mark.sphinx("html", testroot="readers-bad")
+def test_bad_options_are_reported_at_the_directive(app: Any) -> None:
+    app.build()
+    lines = warning_lines(app)
+    assert lines[:2] == [
+        '<srcdir>/index.rst:4: ERROR: Error in "rl-resource-table" directive:',
+        "invalid option value: (option: \"filter\"; value: 'maybe')",
+    ]
+    assert [line for line in lines if "rlresources." in line] == [
+        "<srcdir>/index.rst:7: WARNING: :sizes: names '9b', which has no data file; the known sizes are: 7B "
+        "[rlresources.option]",
+        "<srcdir>/index.rst:7: WARNING: :tasks: names 'PPO', which no row has; the valid values are: GRPO, "
+        "GRPO-LoRA [rlresources.option]",
+        "<srcdir>/index.rst:11: WARNING: :tasks: names 'DAPO', which no row has; the valid values are: GRPO, "
+        "GRPO-LoRA [rlresources.option]",
+    ]
+    doctree = app.env.get_doctree("index")
+    # the chart keeps what is valid: size 7B, but task PPO matches nothing
+    empty = [p.astext() for p in doctree.findall(nodes.paragraph) if "rlresources-empty" in p["classes"]]
+    assert empty == ["No verified configuration for any size matches this selection."]
+    # the coverage keeps the valid task
+    (table,) = [t for t in doctree.findall(nodes.table) if "rlresources-coverage" in t["classes"]]
+    assert body_rows(table) == [["7B", "GRPO", "✓", "✓"]]
+
+
+# -- chart ---------------------------------------------------------------------------------
+
+
+@pytest.mark.sphinx("html", testroot="readers")
+def test_chart_is_inline_svg_with_one_mark_per_row(app: Any) -> None:
+    app.build()
+    html = (Path(app.outdir) / "chart.html").read_text(encoding="utf-8")
+    tags = start_tags(Path(app.outdir) / "chart.html")
+    figure = [attrs for tag, attrs in tags if tag == "figure"]
+    assert figure == [{"class": "rlresources-chart", "id": "landscape"}]
+    marks = [attrs["class"] for tag, attrs in tags if tag == "g" and "rl-mark" in (attrs.get("class") or "")]
+    # in size order, then by GPUs: 7B GRPO 2 (MIN) and 8 (RECOMMENDED), 70B GRPO 32 twice; then GRPO-LoRA
+    assert marks == ["rl-mark rl-min", "rl-mark rl-recommended", "rl-mark rl-min", "rl-mark rl-min"] + [
+        "rl-mark rl-min"
+    ] * 2
+    assert [attrs["data-task"] for tag, attrs in tags if tag == "g" and "data-task" in attrs] == ["GRPO", "GRPO-LoRA"]
+    assert "<title>70B · MIN · Qwen2-70B · GRPO · 32*H20 · fsdp · vllm0.8.2 · qwen2-70b_grpo_32_h20_fsdp_vllm.sh" in html
+    assert "<title>7B · RECOMMENDED · Qwen2.5-7B · GRPO · 8*H100 · fsdp · sglang0.4.6 · max batch 256" in html
+    # the size axis keeps 405B, which has no row, so the gap shows
+    assert ">405B</text>" in html
+    # the compact table is offered under the chart
+    doctree = app.env.get_doctree("chart")
+    (node,) = doctree.findall(rlresources_chart)
+    (table,) = node.findall(nodes.table)
+    assert body_rows(table) == [
+        ["7B", "GRPO", "2 (H800)", "8 (H100)"],
+        ["7B", "GRPO-LoRA", "1 (H100)", "—"],
+        ["70B", "GRPO", "32 (H20, H800)", "—"],
+        ["70B", "GRPO-LoRA", "8 (H100)", "—"],
+    ]
+    assert "<summary>The chart as a table</summary>" in html
+
+
+def test_chart_axis_is_logarithmic_and_overlapping_marks_spread() -> None:
+    rows = [entry(gpus=1), entry(gpus=4, device="H100"), entry(gpus=4, device="H20"), entry(gpus=32, size="70B")]
+    svg = chart.render_svg(["7B", "70B"], rows)
+    assert chart.doublings(rows) == 5
+    assert chart.doublings([entry(gpus=1)]) == 3  # at least up to 8
+    bottom = chart.TOP + chart.PANEL_GAP + 5 * chart.STEP
+    x7 = chart.LEFT + chart.SLOT / 2
+    assert f'cx="{x7:g}" cy="{bottom}"' in svg  # 1 GPU on the base line
+    y4 = bottom - 2 * chart.STEP
+    half = chart.SPREAD / 2
+    assert f'cx="{x7 - half:g}" cy="{y4}"' in svg  # two rows at 4 GPUs, side by side
+    assert f'cx="{x7 + half:g}" cy="{y4}"' in svg
+    assert f'cx="{x7 + chart.SLOT:g}" cy="{bottom - 5 * chart.STEP}"' in svg  # 32 = 2**5
+    assert [f">{2**p}</text>" in svg for p in range(6)] == [True] * 6
+    assert ">64</text>" not in svg
+    # the dashed line joins the fewest GPUs of each size
+    assert f'points="{x7:g},{bottom} {x7 + chart.SLOT:g},{bottom - 5 * chart.STEP}"' in svg
+
+
+def test_chart_escapes_every_text_from_the_data() -> None:
+    hostile = entry(model='Q"><script>alert(1)</script>&', size='7B"<x>')
+    svg = chart.render_svg(['7B"<x>'], [hostile])
+    assert "<script>" not in svg
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in svg
+    assert "7B&quot;&lt;x&gt;" in svg
+    assert chart.clean("a\x00b\x1fc\td") == "abc\td"
+
+
+def test_chart_is_deterministic() -> None:
+    dataset = load_dataset(READERS / "data", READERS, LoadOptions())
+    sizes = [s.label for s in dataset.sizes.values()]
+    first = chart.render_svg(sizes, dataset.entries)
+    assert first == chart.render_svg(sizes, list(dataset.entries))
+    assert first.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and first.endswith("</svg>")
+
+
+# -- coverage ------------------------------------------------------------------------------
+
+
+@pytest.mark.sphinx("html", testroot="readers", confoverrides={"rlresources_contributing": "plain"})
+def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
+    app.build()
+    assert warning_lines(app) == []
+    doctree = app.env.get_doctree("coverage")
+    (table,) = doctree.findall(nodes.table)
+    head = [e.astext() for e in next(table.findall(nodes.thead)).findall(nodes.entry)]
+    assert head == ["Size", "Task", "MIN", "RECOMMENDED"]
+    assert body_rows(table) == [
+        ["7B", "GRPO", "✓", "✓"],
+        ["7B", "GRPO-LoRA", "✓", "—"],
+        ["70B", "GRPO", "✓", "—"],
+        ["70B", "GRPO-LoRA", "✓", "—"],
+        ["405B", "GRPO", "—", "—"],
+        ["405B", "GRPO-LoRA", "—", "—"],
+    ]
+    labels = [m["label"] for m in doctree.findall(rlresources_mark)]
+    assert labels[:2] == ["7B GRPO: MIN verified", "7B GRPO: RECOMMENDED verified"]
+    assert labels[3] == "7B GRPO-LoRA: no RECOMMENDED yet"
+    (para,) = [p for p in doctree.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
+    assert para.astext() == (
+        "7 of the 12 size, task and tag combinations have no configuration yet, above all a MIN configuration "
+        "for 405B and a RECOMMENDED configuration for 70B, 405B. Contribute one."
+    )
+    html = (Path(app.outdir) / "coverage.html").read_text(encoding="utf-8")
+    assert (
+        '<span class="rlresources-mark rlresources-missing" role="img" aria-label="405B GRPO: no MIN yet" '
+        'title="405B GRPO: no MIN yet">—</span>'
+    ) in html
+    assert 'href="plain.html"' in html  # the contributing link
+    empty = app.env.get_doctree("empty")
+    (para,) = [p for p in empty.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
+    assert para.astext().startswith(
+        "2 of the 4 size, task and tag combinations have no configuration yet, above all a RECOMMENDED "
+        "configuration, which no size has yet."
+    )
+    assert list(empty.findall(addnodes.pending_xref)) or 'href="plain.html"' in (
+        Path(app.outdir) / "empty.html"
+    ).read_text(encoding="utf-8")
+
+
+def test_coverage_counts() -> None:
+    rows = [entry(), entry(task="grpo", tag="RECOMMENDED"), entry(size="70B", task="PPO")]
+    found = coverage.coverage(["7B", "70B", "405B"], rows)
+    assert found.tasks == ("GRPO", "PPO")
+    assert found.count("7b", "GRPO", "MIN") == 1
+    assert found.count("7B", "GRPO", "RECOMMENDED") == 1
+    assert found.missing("MIN") == ["405B"]
+    assert found.missing("RECOMMENDED") == ["70B", "405B"]
+    assert found.gaps() == 12 - 3
+    assert coverage.coverage(["7B"], rows, ["PPO"]).gaps() == 2
+
+
+# -- every builder -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("builder", ["text", "latex", "man", "texinfo", "epub", "singlehtml", "dirhtml"])
+def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_path: Path, builder: str) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(READERS, srcdir)
+    app = make_app(builder, srcdir=_root_path(srcdir), confoverrides={"project": "Readers", "copyright": "2026", "version": "1"})
+    app.build()
+    assert warning_lines(app) == []
+    out = Path(app.outdir)
+    if builder == "text":
+        filtered = (out / "filter.txt").read_text(encoding="utf-8")
+        assert filtered.count("32*H800") == 1 and filtered.count("8*H100") == 2
+        assert "At most" not in filtered and "rl-" not in filtered
+        charted = (out / "chart.txt").read_text(encoding="utf-8")
+        assert "32 (H20, H800)" in charted and "<svg" not in charted
+        assert "✓" in (out / "coverage.txt").read_text(encoding="utf-8")
+    if builder == "latex":
+        (tex,) = out.glob("*.tex")
+        text = tex.read_text(encoding="utf-8")
+        assert "✓" not in text and "<svg" not in text and "rlresources-filter" not in text
+        assert "32 (H20, H800)" in text
+        assert "yes" in text and "qwen2\\sphinxhyphen{}72b" in text.replace("{-}", "\\sphinxhyphen{}")
+    if builder in ("epub", "singlehtml", "dirhtml"):
+        pages = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.*html"))
+        assert 'data-rl-gpus="32"' in pages and "<svg" in pages
+        assert (out / "_static" / "rlresources-filter.js").is_file()
+    json_file = out / export.OUTPUT_PATH
+    assert json_file.is_file() == (builder in ("singlehtml", "dirhtml"))
+
+
+def _root_path(path: Path) -> Any:
+    from conftest import _root_path as root_path
+
+    return root_path(str(path))
+
+
+# -- the JSON file -------------------------------------------------------------------------
+
+
+@pytest.mark.sphinx("html", testroot="readers", confoverrides={"rlresources_script_url": "https://example.org/{ref}/{path}"})
+def test_json_file_holds_every_validated_row(app: Any) -> None:
+    app.build()
+    data = json.loads((Path(app.outdir) / "_static" / "rlresources" / "data.json").read_text(encoding="utf-8"))
+    assert data["schema_version"] == 1
+    assert data["generator"] == "sphinx-rlresources"
+    assert data["sizes"] == [
+        {"size": "7B", "source": "data/7b.yaml", "readable": True, "rows": 3},
+        {"size": "70B", "source": "data/70b.yaml", "readable": True, "rows": 3},
+        {"size": "405B", "source": "data/405b.yaml", "readable": True, "rows": 0},
+    ]
+    assert len(data["rows"]) == 6
+    assert data["rows"][1] == {
+        "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "gpus": 1, "device": "H100",
+        "max_batch": 16, "train": "fsdp", "infer": "vllm", "infer_version": "0.8.3",
+        "script": "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+        "script_url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+        "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
+        "model_id": None, "tested": None, "evidence": None, "notes": None,
+        "source": {"path": "data/7b.yaml", "line": 15},
+    }  # fmt: skip
+    assert [(r["size"], r["gpus"], r["device"]) for r in data["rows"]] == [
+        (r["size"], int(str(r["gpus"])), r["device"]) for r in ALL_ROWS
+    ]
+
+
+def test_json_leaves_out_unreadable_sizes(tmp_path: Path) -> None:
+    shutil.copytree(READERS / "data", tmp_path / "data")
+    (tmp_path / "data" / "70b.yaml").write_text("size: 70B\nentries: [{tag: MIN}]\n", encoding="utf-8")
+    dataset = load_dataset(tmp_path / "data", READERS, LoadOptions())
+    data = export.dataset_object(dataset)
+    assert [(s["size"], s["readable"], s["rows"]) for s in data["sizes"]] == [
+        ("7B", True, 3), ("70B", False, 0), ("405B", True, 0)
+    ]  # fmt: skip
+    assert {r["size"] for r in data["rows"]} == {"7B"}
+    assert data["sizes"][1]["source"] == "70b.yaml"  # outside the root: the name only
+
+
+def test_two_builds_are_byte_identical(tmp_path: Path) -> None:
+    """Separate processes with different hash seeds, so set and dict order cannot leak in."""
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(
+            [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", str(READERS), str(out), "-d", str(tmp_path / f"d{seed}")],
+            check=True,
+            env=env,
+        )
+        outputs.append(out)
+    for name in ("filter.html", "chart.html", "coverage.html", export.OUTPUT_PATH):
+        assert (outputs[0] / name).read_bytes() == (outputs[1] / name).read_bytes(), name
