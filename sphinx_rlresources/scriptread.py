@@ -98,6 +98,8 @@ WELL_KNOWN_ENV_PREFIXES = (
 
 #: verl's own trainer configs; other names may set anything, so defaults are not assumed.
 STOCK_CONFIGS = frozenset({"ppo_trainer", "ppo_megatron_trainer"})
+#: The trainers whose default config is ``ppo_trainer``.
+STOCK_ENTRY_POINTS = frozenset({"verl.trainer.main_ppo", "verl/trainer/main_ppo.py"})
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
@@ -160,6 +162,8 @@ class ScriptSettings:
     config_name_line: int = 0
     trainer_line: int = 0
     """The line the trainer command starts on (0: no command with ``a.b=c`` overrides)."""
+    entry_point: str | None = None
+    """What the trainer command runs: the module after ``-m``, or the first ``*.py``."""
     problems: list[ScriptProblem] = field(default_factory=list)
     variables: dict[str, str | None] = field(default_factory=dict)
     """The script's top-level variables at its end (None: unknown)."""
@@ -183,9 +187,13 @@ class ScriptSettings:
 
     @property
     def stock_config(self) -> bool:
-        """Whether the trainer uses one of verl's own configs, whose defaults are known."""
+        """Whether the trainer uses one of verl's own configs, whose defaults are known.
+
+        Without ``--config-name`` that is only so for verl's PPO entry point: a recipe's
+        own trainer (``recipe.dapo.main_dapo``) brings its own default config.
+        """
         if self.config_name is None:
-            return self.config_name_line == 0
+            return self.config_name_line == 0 and self.entry_point in STOCK_ENTRY_POINTS
         name = self.config_name.strip().strip("'\"")
         if name.endswith(".yaml"):
             name = name[: -len(".yaml")]
@@ -584,6 +592,8 @@ _ARITH_TOKEN = re.compile(
 class _Value(NamedTuple):
     value: str | None
     missing: frozenset[str]
+    tail: str = ""
+    """When the value is unknown: its known end (``$ROOT/models/X`` keeps ``/models/X``)."""
 
 
 class _Arith:
@@ -731,6 +741,7 @@ class _Interpreter:
         self.config_name: str | None = None
         self.config_name_line = 0
         self.trainer_line = 0
+        self.entry_point: str | None = None
         self.problems: list[ScriptProblem] = []
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
@@ -750,9 +761,11 @@ class _Interpreter:
             if isinstance(part, Lit):
                 segments.append(part.text)
             elif isinstance(part, Var):
-                value, used = self._parameter(part, depth)
-                segments.append(value)
-                missing |= used
+                found = self._parameter(part, depth)
+                segments.append(found.value)
+                if found.value is None and found.tail:
+                    segments.append(found.tail)
+                missing |= found.missing
             elif isinstance(part, Arith):
                 evaluator = _Arith(self, depth)
                 try:
@@ -771,32 +784,32 @@ class _Interpreter:
             return _Expanded(None, "", frozenset(missing))
         return _Expanded(value, value, frozenset(missing))
 
-    def _parameter(self, part: Var, depth: int) -> tuple[str | None, set[str]]:
+    def _parameter(self, part: Var, depth: int) -> _Expanded:
         if part.op is None:
             found = self.variable(part.name)
-            return found.value, set(found.missing)
+            return _Expanded(found.value, found.tail, found.missing)
+        unknown = _Expanded(None, "", frozenset())
         if depth > MAX_NESTING:
-            return None, set()
+            return unknown
         if part.name not in self.vars:
             # Set outside the script, or defaulted: the environment decides.  Naming a
             # default or an error (:- :? ...) shows the author expected that, so no problem.
             if part.op in (":=", "="):
                 self.vars[part.name] = _Value(None, frozenset())
-            return None, set()
+            return unknown
         found = self.vars[part.name]
         if found.value is None:
-            return None, set(found.missing)
+            return _Expanded(None, "", found.missing)
         if part.op in (":+", "+"):
             if part.op == ":+" and found.value == "":
-                return "", set()
-            alternative = self.expand(part.arg, depth + 1)
-            return alternative.value, set(alternative.missing)
+                return _Expanded("", "", frozenset())
+            return self.expand(part.arg, depth + 1)
         if part.op in (":-", ":=") and found.value == "":
             default = self.expand(part.arg, depth + 1)
             if part.op == ":=":
-                self.vars[part.name] = _Value(default.value, default.missing)
-            return default.value, set(default.missing)
-        return found.value, set(found.missing)
+                self.vars[part.name] = _Value(default.value, default.missing, default.tail)
+            return default
+        return _Expanded(found.value, found.value, found.missing)
 
     # -- commands ------------------------------------------------------------------------
     def run(self, tokens: list[Token]) -> None:
@@ -912,13 +925,19 @@ class _Interpreter:
             return
         name, append, parts = found
         expanded = self.expand(parts)
-        value = expanded.value
+        value, tail = expanded.value, expanded.tail
         if append:
-            before = self.vars.get(name)
-            value = before.value + value if before and before.value is not None and value is not None else None
-        if force_unknown or self.blocks or self.chained or (value is not None and len(value) > MAX_VALUE_CHARS):
-            value = None  # set inside if/loop/function: which value applies is not known
-        self.vars[name] = _Value(value, expanded.missing)
+            before = self.vars.get(name, _Value(None, frozenset()))
+            if before.value is not None and value is not None:
+                value = tail = before.value + value
+            elif value is not None:
+                tail = before.tail + value
+                value = None
+        if force_unknown or self.blocks or self.chained:
+            value, tail = None, ""  # set inside if/loop/function: which value applies is not known
+        if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
+            value, tail = None, ""
+        self.vars[name] = _Value(value, expanded.missing, tail)
 
     # -- the trainer command ---------------------------------------------------------------
     def _fields(self, words: list[Word]) -> list[tuple[Word, str | None]]:
@@ -963,6 +982,17 @@ class _Interpreter:
             self.overrides[key] = Override(key, expanded.value, word.raw, word.line, expanded.tail)
             self._check_override(key, word, value_parts, expanded)
         self._config_name(fields)
+        self._entry_point(fields)
+
+    def _entry_point(self, fields: list[tuple[Word, str | None]]) -> None:
+        texts = [self._literal(word) for word, _split in fields]
+        for index, text in enumerate(texts):
+            if text == "-m" and index + 1 < len(texts):
+                self.entry_point = texts[index + 1]
+                return
+            if text and text.endswith(".py") and "=" not in text:
+                self.entry_point = text.removeprefix("./")
+                return
 
     def _config_name(self, fields: list[tuple[Word, str | None]]) -> None:
         for index, (word, _split) in enumerate(fields):
@@ -1030,6 +1060,7 @@ def _read(text: str) -> ScriptSettings:
         config_name=interpreter.config_name,
         config_name_line=interpreter.config_name_line,
         trainer_line=interpreter.trainer_line,
+        entry_point=interpreter.entry_point,
         problems=interpreter.problems,
         variables={name: value.value for name, value in interpreter.vars.items()},
     )

@@ -56,6 +56,7 @@ def test_the_issue_example() -> None:
     assert found.model_path == "Qwen/Qwen2.5-7B-Instruct"
     assert found.train_batch_size == 16
     assert found.trainer_line == 5
+    assert found.entry_point == "verl.trainer.main_ppo"
     assert found.problems == []
     nnodes = found.overrides["trainer.nnodes"]
     assert (nnodes.raw, nnodes.line, nnodes.shown) == ("trainer.nnodes=$nnodes", 12, "trainer.nnodes=1")
@@ -154,6 +155,8 @@ def test_arithmetic_that_is_unknown(expression: str) -> None:
         ("python3 -m verl.trainer.main_ppo a.b=1 actor_rollout_ref.actor.strategy=fsdp2", "fsdp"),
         ("python3 -m verl.trainer.main_ppo --config-name=my_own a.b=1", None),
         ("python3 -m verl.trainer.main_ppo --config-name=$CONFIG a.b=1", None),
+        ("python3 verl/trainer/main_ppo.py a.b=1", "fsdp"),
+        ("ray job submit --working-dir . -- python3 -m recipe.dapo.main_dapo a.b=1", None),
         ("python3 -m verl.trainer.main_ppo a.b=1 actor_rollout_ref.actor.strategy=$S", None),
     ],
 )
@@ -165,9 +168,11 @@ def test_lora_and_full() -> None:
     assert read_script("python3 t.py actor_rollout_ref.model.lora_rank=64\n").lora_rank == 64
     assert read_script("python3 t.py actor_rollout_ref.model.lora_rank=0\n").lora_rank == 0
     # Not set: verl's default config trains the full model ...
-    assert read_script("python3 t.py a.b=1\n").lora_rank == 0
+    assert read_script("python3 -m verl.trainer.main_ppo a.b=1\n").lora_rank == 0
+    assert read_script("python3 t.py --config-name=ppo_trainer a.b=1\n").lora_rank == 0
     # ... but a config of one's own may set it, so it is unknown.
-    assert read_script("python3 t.py --config-name=mine a.b=1\n").lora_rank is None
+    assert read_script("python3 -m verl.trainer.main_ppo --config-name=mine a.b=1\n").lora_rank is None
+    assert read_script("python3 -m recipe.dapo.main_dapo a.b=1\n").lora_rank is None
     assert read_script("python3 t.py actor_rollout_ref.model.lora_rank=$R\n").lora_rank is None
 
 
@@ -297,7 +302,7 @@ def test_hydra_quotes_and_ansi_quotes() -> None:
 
 def test_no_trainer_command() -> None:
     found = read_script("echo hello\nX=1\n")
-    assert (found.overrides, found.trainer_line, found.gpus, found.train_backend) == ({}, 0, None, "fsdp")
+    assert (found.overrides, found.trainer_line, found.gpus, found.train_backend) == ({}, 0, None, None)
 
 
 def test_a_script_too_large_is_not_read() -> None:
@@ -336,3 +341,20 @@ def test_never_raises(text: str) -> None:
     found = _read(text)  # without read_script's last-resort guard
     for override in found.overrides.values():
         assert override.line >= 1
+
+
+def test_a_known_end_survives_an_unknown_start() -> None:
+    found = read(
+        """\
+        DATA_HOME=${DATA_HOME:-"${HOME}/verl"}
+        MODEL_PATH=$DATA_HOME/models/Qwen3-235B-A22B
+        LOCAL=$HOME
+        LOCAL+=/hub/Qwen2-7B
+        python3 t.py actor_rollout_ref.model.path="${MODEL_PATH}" a.local=$LOCAL a.lost=${LOCAL:-x}y
+        """
+    )
+    path = found.overrides["actor_rollout_ref.model.path"]
+    assert (path.value, path.tail) == (None, "/models/Qwen3-235B-A22B")
+    assert found.overrides["a.local"].tail == "/hub/Qwen2-7B"
+    assert found.overrides["a.lost"].tail == "y"
+    assert found.model_path is None
