@@ -27,6 +27,9 @@ MAX_VALUE_CHARS = 65_536
 MAX_NESTING = 32
 """Deeper ``${a:-${b:-...}}`` or ``$(( ((...)) ))`` nesting becomes unknown."""
 MAX_ARITH_CHARS = 4096
+MAX_PARAMETER_CHARS = 4096
+"""A longer ``${...}`` is unknown unparsed: real defaults are short, and each nesting
+level would otherwise re-read the text."""
 MAX_INT = 2**63 - 1
 """Bash integers are 64-bit; a result beyond that is unknown rather than wrapped."""
 
@@ -544,6 +547,8 @@ class _Lexer:
         match = _NAME_RE.match(inner)
         if not match:
             return Opaque("special", quoted)
+        if len(inner) > MAX_PARAMETER_CHARS:
+            return Opaque("nested", quoted)
         name, rest = match.group(0), inner[match.end() :]
         if not rest:
             return Var(name, None, (), quoted)
