@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: docs test lint typecheck unit clean fuzz bench
+.PHONY: docs test lint typecheck unit clean fuzz bench locale matrix
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,18 @@ unit: $(STAMP)
 
 ## test: everything CI runs
 test: lint typecheck unit
+
+## locale: extract the translatable strings into the .pot, update each .po, compile the .mo
+LOCALE := sphinx_rlresources/locale
+locale: $(STAMP)
+	$(BIN)/pybabel extract --project=sphinx-rlresources --copyright-holder="sphinx-rlresources developers" \
+		--no-wrap --sort-output -o $(LOCALE)/sphinx_rlresources.pot sphinx_rlresources
+	$(BIN)/pybabel update --no-fuzzy-matching --no-wrap -D sphinx_rlresources -i $(LOCALE)/sphinx_rlresources.pot -d $(LOCALE)
+	$(BIN)/pybabel compile --statistics -D sphinx_rlresources -d $(LOCALE)
+
+## matrix: the tests on the oldest and the newest supported Python/Sphinx (.venv-oldest, .venv-newest)
+matrix:
+	.ci/matrix
 
 clean:
 	rm -rf $(VENV) docs/_build .pytest_cache .mypy_cache .ruff_cache .hypothesis

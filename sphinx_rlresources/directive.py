@@ -250,11 +250,10 @@ class RLResourceTable(SphinxDirective):
         self.add_name(table)
         tgroup = nodes.tgroup(cols=len(shown))
         table += tgroup
-        for width in widths or [0] * len(shown):
-            colspec = nodes.colspec()
-            if width:
-                colspec["colwidth"] = width
-            tgroup += colspec
+        # Like list-table's ``:widths: auto``: equal widths that HTML ignores (colwidths-auto)
+        # but the text and man writers need, as they read every colspec's colwidth.
+        for width in widths or [max(1, 100 // len(shown))] * len(shown):
+            tgroup += nodes.colspec(colwidth=width)
         thead = nodes.thead()
         tgroup += thead
         header = nodes.row()

@@ -1,0 +1,117 @@
+"""Per-builder table layout: PDF tables that split across pages, text tables that fit.
+
+Sphinx typesets a LaTeX table of up to 30 rows with ``tabulary``, which cannot break
+across pages, and a longer one with ``longtable`` whose ``l`` columns never wrap, so a
+nine-column table runs off the right margin.  A resource table is often a page long
+once its cells wrap, so for LaTeX every table the directive drew becomes a
+``longtable`` and, unless the page author gave ``:widths:``, gets column widths
+proportional to its longest cell (within bounds), which Sphinx turns into wrapping
+``\\X`` columns.  The text writer reads the same widths as characters, so plain-text
+tables fit their content instead of wrapping every cell at an equal width.  HTML
+keeps the ``colwidths-auto`` table and lets the browser size it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from docutils import nodes
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+TABLE_CLASS = "rlresources-table"
+MIN_WIDTH = 5
+"""A column is never narrower than a short word in capitals such as "MIN"."""
+MAX_WIDTH = 28
+"""The widest column, in characters: a long script name wraps instead of squeezing the rest."""
+PADDING = 5
+"""Room for the cell padding LaTeX adds on both sides, in characters."""
+
+
+_BREAKS = re.compile(r"[\s_/-]+")
+
+
+def cell_width(text: str) -> int:
+    """How wide a cell wants to be: its text up to the cap, but never below its longest word.
+
+    A word here is what LaTeX cannot break (``vllm0.8.3``, ``RECOMMENDED``); a column
+    narrower than that would overflow into its neighbour.
+    """
+    text = text.strip()
+    word = max((len(part) for part in _BREAKS.split(text)), default=0)
+    return max(MIN_WIDTH, min(MAX_WIDTH, max(word, min(len(text), MAX_WIDTH))))
+
+
+def column_widths(table: nodes.table, padding: int = 0) -> list[int]:
+    """The widest cell of each column (header included), by :func:`cell_width`."""
+    widths: list[int] = []
+    for row in table.findall(nodes.row):
+        for index, entry in enumerate(row.children):
+            length = cell_width(entry.astext()) + padding
+            if index >= len(widths):
+                widths.append(length)
+            else:
+                widths[index] = max(widths[index], length)
+    return widths
+
+
+def _set_widths(table: nodes.table, padding: int) -> bool:
+    """Give an auto-width table content-based widths; False when the author chose them."""
+    classes = table["classes"]
+    if "colwidths-auto" not in classes:
+        return False  # the page author gave :widths: - keep them
+    colspecs = list(table.findall(nodes.colspec))
+    widths = column_widths(table, padding)
+    if len(colspecs) != len(widths):
+        return False
+    for colspec, width in zip(colspecs, widths, strict=True):
+        colspec["colwidth"] = width
+    return True
+
+
+def _breakable_literals(table: nodes.table) -> None:
+    """Let LaTeX break a script name after each ``_`` (it only breaks at ``-`` by itself).
+
+    The inserted ``raw`` node is a constant; the name itself stays escaped text.
+    """
+    for literal in list(table.findall(nodes.literal)):
+        text = literal.astext()
+        if "_" not in text or len(literal.children) != 1 or not isinstance(literal[0], nodes.Text):
+            continue
+        literal.clear()
+        parts = text.split("_")
+        for index, part in enumerate(parts):
+            literal += nodes.Text(part + ("_" if index < len(parts) - 1 else ""))
+            if index < len(parts) - 1:
+                literal += nodes.raw("", r"\allowbreak{}", format="latex")
+
+
+def prepare_latex_table(table: nodes.table) -> None:
+    """Make one directive table a page-splitting ``longtable`` with wrapping columns."""
+    if "longtable" not in table["classes"]:
+        table["classes"].append("longtable")
+    if _set_widths(table, PADDING):
+        table["classes"].remove("colwidths-auto")
+        table["classes"].append("colwidths-given")
+    _breakable_literals(table)
+    # nine columns do not fit a page at the body's size: typeset the table one size smaller
+    parent = table.parent
+    if parent is not None:
+        index = parent.index(table)
+        parent.insert(index + 1, nodes.raw("", "\\endgroup\n", format="latex"))
+        parent.insert(index, nodes.raw("", "\\begingroup\\small\n", format="latex"))
+
+
+def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    fmt = app.builder.format
+    if fmt not in ("latex", "text"):
+        return
+    for table in list(doctree.findall(nodes.table)):
+        if TABLE_CLASS not in table["classes"]:
+            continue
+        if fmt == "latex":
+            prepare_latex_table(table)
+        else:
+            _set_widths(table, 0)
