@@ -169,7 +169,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         relative = script.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         raise CliError(f"the script '{args.script}' is outside the root '{root}'; pass --root DIR") from None
-    raw = script.read_bytes()[: MAX_SCRIPT_CHARS * 4 + 1]
+    with open(script, "rb") as handle:  # read_script reports a script over the limit
+        raw = handle.read(MAX_SCRIPT_CHARS * 4 + 1)
     settings = read_script(raw.decode("utf-8", errors="replace"))
     name, problem = naming.parse(script.name)
     if name is None:
@@ -208,6 +209,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         before = target.read_text(encoding="utf-8")
         text = appended(before, row)
         old, new = _entries_of(before), _entries_of(text)
+        for entry in old or []:  # also rows of a file the loader could not use (say, with TODOs)
+            if isinstance(entry, dict) and entry.get("script") == relative:
+                out.write(f"{relpath(target)}: the script {relative} already has a row; edit that row instead\n")
+                return EXIT_FINDINGS
         if old is None or new is None or len(new) != len(old) + 1 or new[-1].get("script") != relative:
             raise CliError(
                 f"{relpath(target)} cannot be appended to safely (it is not valid data, or 'entries' is not its last "

@@ -635,3 +635,53 @@ def test_repository_lints_clean_with_its_own_pyproject(
     monkeypatch.chdir(REPO / "docs")
     status, out, _err = run(capsys, "lint", "--format", "json")
     assert (status, json.loads("\n".join(out))) == (0, [])
+
+
+def test_new_twice_is_refused_even_while_the_first_row_has_todos(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "new", NEW_SCRIPT)[0] == 0
+    before = (repo / "data" / "7b.yaml").read_text(encoding="utf-8")
+    status, out, _err = run(capsys, "new", NEW_SCRIPT)
+    assert (status, out) == (1, [f"data/7b.yaml: the script {NEW_SCRIPT} already has a row; edit that row instead"])
+    assert (repo / "data" / "7b.yaml").read_text(encoding="utf-8") == before
+
+
+def test_lint_reports_what_the_build_reports(repo: Path, capsys: pytest.CaptureFixture[str], make_app: Any) -> None:
+    """One code path: the same findings, at the same places, with the same messages."""
+    from conftest import _root_path, warning_lines
+
+    assert run(capsys, "new", NEW_SCRIPT)[0] == 0  # TODO placeholders in 7b.yaml
+    (repo / "data" / "70b.yaml").write_text(
+        "size: 70B\nentries:\n  - tag: MIN\n    model: Qwen2-70B\n    task: GRPO\n    gpus: 16\n    device: H800\n"
+        "    max_batch: null\n    train: fsdp\n    infer: vllm\n    script: examples/tuning/70b/qwen2-70b_grpo_32_h800_fsdp_vllm.sh\n"
+        "    contributor: X\n",
+        encoding="utf-8",
+    )
+    status, out, _err = run(capsys, "lint", "--format", "json")
+    assert status == 1
+    linted = {
+        (f["file"], f["line"], f["column"], f["message"], f["code"])
+        for f in json.loads("\n".join(out))
+        if f["code"] != "rlresources.orphan_script"
+    }
+    assert {code for *_rest, code in linted} == {
+        "rlresources.placeholder",
+        "rlresources.script_missing",
+        "rlresources.naming",
+    }
+    docs = repo / "docs"
+    docs.mkdir()
+    (docs / "conf.py").write_text('extensions = ["sphinx_rlresources"]\n', encoding="utf-8")
+    (docs / "index.rst").write_text("Sizes\n=====\n\n.. rl-resource-table:: all\n", encoding="utf-8")
+    app = make_app("html", srcdir=_root_path(str(docs)))
+    app.build()
+    built = set()
+    for line in warning_lines(app):
+        found = re.match(
+            r"^(?:<srcdir>/\.\./|.*/repo/)(data/[^:]+):(\d+):(\d+): WARNING: (.*) \[(rlresources\.\w+)\]$", line
+        )
+        if found:
+            path, row, column, message, code = found.groups()
+            built.add((path, int(row), int(column), message, code))
+    assert built == linted
