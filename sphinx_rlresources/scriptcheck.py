@@ -235,10 +235,9 @@ class _Check:
         override = self.override(MODEL_PATH)
         if override is None:
             return
-        path = override.value if override.value is not None else override.tail
+        path = (override.value if override.value is not None else override.tail).rstrip("/")
         if "/" not in path and override.value is None:
-            return  # only the start of the path is known: $MODEL_DIR
-        path = path.rstrip("/")
+            return  # the last part is not wholly known: $MODEL_DIR, ${PREFIX}-7B
         last = path.rsplit("/", 1)[-1]
         if not last:
             return

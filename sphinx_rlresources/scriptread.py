@@ -1015,7 +1015,7 @@ class _Interpreter:
 
     def _check_override(self, key: str, word: Word, parts: tuple[Part, ...], expanded: _Expanded) -> None:
         bare = "".join(p.text for p in parts if isinstance(p, Lit)) if all(isinstance(p, Lit) for p in parts) else None
-        if bare and bare in self.vars and _NAME_RE.fullmatch(bare):
+        if bare and bare in self.vars and _NAME_RE.fullmatch(bare) and _looks_like_a_variable(key, bare):
             self.problems.append(
                 ScriptProblem(
                     word.line,
@@ -1034,6 +1034,17 @@ class _Interpreter:
                     key,
                 )
             )
+
+
+def _looks_like_a_variable(key: str, word: str) -> bool:
+    """Whether a bare word passed for ``key`` is more likely a forgotten ``$NAME`` than a value.
+
+    A plain lowercase word (``prompt``, ``auto``) is an ordinary value even when the
+    script happens to have a variable of that name; the model path never is, and
+    ``MODEL_PATH``, ``n_gpus`` or ``trainer.nnodes=nnodes`` read as variables.
+    """
+    last = key.rsplit(".", 1)[-1]
+    return key == "actor_rollout_ref.model.path" or word.lower() == last.lower() or word != word.lower() or "_" in word
 
 
 # -- the entry point -------------------------------------------------------------------

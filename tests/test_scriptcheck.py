@@ -263,6 +263,8 @@ def test_algorithms(task: str, estimator: str, agrees: bool) -> None:
         ("Qwen2.5-7B", None, "$HOME/models/Llama-3-8B", False),
         ("Qwen2.5-7B", None, "${MODEL_DIR:?set MODEL_DIR}", True),  # unknown
         ("Qwen2.5-7B", None, "/data/ckpt/Qwen2.5-7B/", True),
+        ("Qwen2.5-7B", None, "${PREFIX:?}wen2.5-8B/", True),  # the last part is not wholly known
+        ("Qwen2.5-7B", None, "${PREFIX:?}/Qwen2.5-8B/", False),
         ("X", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", True),
         ("X", "Qwen/Qwen2.5-7B-Instruct", "~/hub/qwen/qwen2.5-7b-instruct", True),
         ("X", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B", False),
@@ -283,7 +285,7 @@ def test_engines(infer: str, engine: str, agrees: bool) -> None:
 
 
 def test_a_blamed_value_is_not_compared_twice() -> None:
-    script = "engine=sglang\npython3 t.py actor_rollout_ref.rollout.name=engine\n"
+    script = "ENGINE=sglang\npython3 t.py actor_rollout_ref.rollout.name=ENGINE\n"
     assert subtypes(entry(infer="vllm"), script) == ["script_sanity"]
 
 

@@ -358,3 +358,13 @@ def test_a_known_end_survives_an_unknown_start() -> None:
     assert found.overrides["a.local"].tail == "/hub/Qwen2-7B"
     assert found.overrides["a.lost"].tail == "y"
     assert found.model_path is None
+
+
+def test_a_plain_word_is_a_value_even_if_a_variable_has_its_name() -> None:
+    found = read(
+        """\
+        prompt=x; nnodes=2; MODE=a; n_gpus=8
+        python3 t.py data.prompt_key=prompt trainer.nnodes=nnodes a.mode=MODE a.gpus=n_gpus
+        """
+    )
+    assert [p.key for p in found.problems] == ["trainer.nnodes", "a.mode", "a.gpus"]
