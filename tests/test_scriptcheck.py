@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from conftest import REPO, TESTS, warning_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sphinx_rlresources import scriptcheck
 from sphinx_rlresources.cli import main as rlresources
@@ -306,3 +308,52 @@ def test_a_script_not_in_utf8(tmp_path: Path) -> None:
     script = tmp_path / "latin.sh"
     script.write_bytes(b"# caf\xe9\npython3 t.py trainer.n_gpus_per_node=2 trainer.nnodes=1\n")
     assert [d.subtype.value for d in scriptcheck.check_row(entry(gpus=8), script)] == ["script_gpus"]
+
+
+_KEYS = [
+    scriptcheck.GPUS_PER_NODE,
+    scriptcheck.NNODES,
+    scriptcheck.ROLLOUT,
+    scriptcheck.STRATEGY,
+    scriptcheck.LORA_RANK,
+    scriptcheck.ESTIMATOR,
+    scriptcheck.MODEL_PATH,
+    scriptcheck.BATCH,
+]
+_VALUES = st.one_of(
+    st.integers(-3, 10**30).map(str),
+    st.sampled_from(
+        ["vllm", "megatron", "fsdp", "grpo", "gae", "Qwen/Qwen2-7B", "/", "", "$X", "${X:-1}", "'8'", "$((1/0))"]
+    ),
+    st.text(max_size=12),
+)
+_WORD = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF), min_size=1, max_size=16)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=10),
+    st.sampled_from(["", "--config-name=ppo_megatron_trainer", "-cn", "--config-name"]),
+    _WORD,
+    _WORD,
+    _WORD,
+    _WORD,
+    st.integers(1, 65536),
+    st.one_of(st.none(), st.integers(1, 10**6)),
+)
+def test_never_raises(
+    overrides: list[tuple[str, str]],
+    config: str,
+    model: str,
+    task: str,
+    train: str,
+    infer: str,
+    gpus: int,
+    batch: int | None,
+) -> None:
+    args = " ".join(f"{key}={value!r}" for key, value in overrides)
+    script = read_script(f"python3 -m verl.trainer.main_ppo {config} {args}\n")
+    row = entry(model=model, task=task, train=train, infer=infer, gpus=gpus, max_batch=batch)
+    for found in scriptcheck.cross_check(row, script, "x.sh"):
+        assert found.subtype in CROSS_SUBTYPES
+        assert found.message
