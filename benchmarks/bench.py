@@ -51,7 +51,7 @@ EDITED_SIZE = "70b"
 
 # A conf.py extension that records which documents a build reads, so the incremental
 # step does not depend on the wording of Sphinx's progress output.
-RECORDER = '''
+RECORDER = """
 import json, os
 
 def _record(app, env, docnames):
@@ -62,7 +62,7 @@ def _record(app, env, docnames):
 
 def setup(app):
     app.connect("env-before-read-docs", _record, priority=900)
-'''
+"""
 
 
 # -- the synthetic repository -----------------------------------------------------------
@@ -162,7 +162,7 @@ def script_text(r: Row) -> str:
     saving = "True" if r.tag == "MIN" else "False"
     lines = [
         "#!/usr/bin/env bash",
-        f"# {r.tag} configuration: {r.model} {r.task} on {r.gpus}*{r.device} ({r.train} + {r.infer} {r.infer_version}).",
+        f"# {r.tag}: {r.model} {r.task} on {r.gpus}*{r.device} ({r.train} + {r.infer} {r.infer_version}).",
         "set -x",
         "",
         f"MODEL_PATH={r.model_id}",
@@ -206,8 +206,15 @@ def hand_table(rows: list[Row], links: str) -> list[str]:
             link = f":download:`{r.script_name} <../{r.script}>`"
         who = f"`{r.contributor} <https://github.com/{r.github}>`__" if r.github else r.contributor
         cells = [
-            r.tag, r.model, r.task, f"{r.gpus}*{r.device}", "" if r.max_batch is None else str(r.max_batch),
-            r.train, f"{r.infer}{r.infer_version}", link, who,
+            r.tag,
+            r.model,
+            r.task,
+            f"{r.gpus}*{r.device}",
+            "" if r.max_batch is None else str(r.max_batch),
+            r.train,
+            f"{r.infer}{r.infer_version}",
+            link,
+            who,
         ]
         out.append("   * - " + "\n     - ".join(cells))
     return [line.rstrip() for line in "\n".join(out).splitlines()] + [""]
@@ -221,9 +228,7 @@ def page(sections: list[tuple[str, list[str]]]) -> str:
 
 
 CONF_BASE = 'project = "bench"\nexclude_patterns = ["_build"]\n'
-CONF_EXT = (
-    'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "../data"\nrlresources_root = ".."\n'
-)
+CONF_EXT = 'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "../data"\nrlresources_root = ".."\n'
 
 
 def generate(total: int, links: str) -> Path:
@@ -239,6 +244,9 @@ def generate(total: int, links: str) -> Path:
         folder.mkdir(parents=True)
         for r in rows:
             (base / r.script).write_text(script_text(r), encoding="utf-8")
+    (base / "pyproject.toml").write_text(
+        '[tool.rlresources]\ndata = "data"\nroot = "."\nscripts = ["examples/tuning"]\n', encoding="utf-8"
+    )
     url_conf = f"rlresources_script_url = {URL_TEMPLATE!r}\n" if links == "url" else ""
     # 1. one page, drawn by the directive / written by hand
     directive = base / "docs-directive"
@@ -332,7 +340,9 @@ def lint_command(base: Path) -> tuple[list[str], str]:
             "[print(x.format()) for x in d.diagnostics]; sys.exit(1 if d.diagnostics else 0)"
         )
         return [sys.executable, "-c", code], "load_dataset (CLI not installed)"
-    return [sys.executable, "-m", "sphinx_rlresources.cli", "lint", "--data", "data", "--root", "."], "rlresources lint"
+    script = Path(sys.executable).with_name("rlresources")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "sphinx_rlresources.cli"]
+    return [*command, "lint"], "rlresources lint"
 
 
 def tree_files(out: Path) -> dict[str, Path]:
@@ -392,7 +402,7 @@ def bench_rows(total: int, args: argparse.Namespace) -> dict[str, Any]:
     result["lint_rss_mb"] = max(r.rss_mb for r in lints)
     result["lint_findings"] = len([line for line in lints[-1].out.splitlines() if line.strip()])
     result["lint_exit"] = lints[-1].code
-    print(f"   lint ({what}): {result['lint_s']:.2f}s, exit {lints[-1].code}, {result['lint_findings']} lines", flush=True)
+    print(f"   lint ({what}): {result['lint_s']:.2f}s, exit {lints[-1].code}, {result['lint_findings']} lines")
 
     # 4 + 5: incremental and parallel builds of the multi-page site
     if total in args.incremental:
@@ -475,13 +485,18 @@ def table(results: list[dict[str, Any]]) -> str:
     for r in results:
         lines.append(
             [
-                str(r["rows"]), cell(r, "build_directive_s", ".2f"), cell(r, "build_hand_s", ".2f"),
-                cell(r, "build_ratio", ".2f"), cell(r, "build_directive_rss_mb", ".0f"),
-                cell(r, "build_hand_rss_mb", ".0f"), cell(r, "rss_ratio", ".2f"), cell(r, "lint_s", ".2f"),
+                str(r["rows"]),
+                cell(r, "build_directive_s", ".2f"),
+                cell(r, "build_hand_s", ".2f"),
+                cell(r, "build_ratio", ".2f"),
+                cell(r, "build_directive_rss_mb", ".0f"),
+                cell(r, "build_hand_rss_mb", ".0f"),
+                cell(r, "rss_ratio", ".2f"),
+                cell(r, "lint_s", ".2f"),
             ]
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
-    text = ["  ".join(c.rjust(w) for c, w in zip(line, widths)) for line in lines]
+    text = ["  ".join(c.rjust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
     text.insert(1, "  ".join("-" * w for w in widths))
     for r in results:
         if "nochange_reads" in r:
@@ -508,7 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         "--incremental", type=int, nargs="*", default=[2000], help="row counts to run the rebuild and -j steps for"
     )
     parser.add_argument(
-        "--links", choices=["download", "url"], default="download",
+        "--links",
+        choices=["download", "url"],
+        default="download",
         help="link scripts as downloads copied into the build (default) or as URLs (rlresources_script_url)",
     )
     parser.add_argument("--json", type=Path, help="also write the results to this file")

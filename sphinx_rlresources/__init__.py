@@ -16,7 +16,7 @@ ENV_VERSION = 1
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the directive, the configuration values and the build events."""
-    from . import config, extension, filtering, freshness_ext, layout, readers
+    from . import config, deferred, extension, filtering, freshness_ext, layout, readers
     from .directive import RLResourceTable
     from .i18n import LOCALE_DIR, MESSAGE_CATALOG
 
@@ -34,6 +34,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     filtering.register(app)  # filter nodes, their assets
     readers.register(app)  # chart and coverage nodes, the JSON file
     freshness_ext.setup(app)
+    deferred.setup(app)  # table rows skip the read-phase transforms
     return {
         "version": __version__,
         "env_version": ENV_VERSION,

@@ -21,6 +21,7 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from . import columns as cols
+from .deferred import defer_rows
 from .diagnostics import Subtype
 from .extension import ALL, get_dataset, note_use, warn_at
 from .filtering import filter_flag, make_filterable
@@ -211,6 +212,7 @@ class RLResourceTable(SphinxDirective):
         table = self._table(entries, shown, dataset)
         wants_filter = self.options.get("filter", self.config.rlresources_filter)
         result.append(make_filterable(table, entries) if wants_filter else table)
+        defer_rows(table, self.config.language)  # keep the rows out of the read transforms
         return result
 
     def _empty(self, label: str, filtered: bool) -> nodes.paragraph:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import difflib
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
 import jsonschema
 
+from .fastschema import compile_schema
 from .yamlsafe import Path_, YamlDate, YamlDocument, iter_dates
 
 SCHEMA_FILE = "rlresources.schema.json"
@@ -258,10 +259,18 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
     return [(path, False, f"{where}: {error.message}")]  # pragma: no cover - keywords above cover the schema
 
 
+@functools.cache
+def quick_check() -> Callable[[Any], bool] | None:
+    """The schema compiled to a fast valid-or-not test (None: jsonschema does it all)."""
+    return compile_schema(schema(), validator())
+
+
 def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
     """Every schema problem of a document, as (line, column, message), in file order."""
     found: dict[tuple[int, int, str], None] = {}
-    for error in validator().iter_errors(doc.value):
+    quick = quick_check()
+    errors = () if quick is not None and quick(doc.value) else validator().iter_errors(doc.value)
+    for error in errors:
         for flat in _flatten(error, doc.value):
             for path, at_key, message in explain(flat, doc):
                 line, column = doc.key_marks.get(path, doc.mark(path)) if at_key else doc.mark(path)
