@@ -20,6 +20,7 @@ docs: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/rlresources lint
 
 ## typecheck: mypy --strict over the package
 typecheck: $(STAMP)
