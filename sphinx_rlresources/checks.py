@@ -28,12 +28,39 @@ def is_within(path: Path, root: Path) -> bool:
     return True
 
 
-def resolve_script(entry: Entry, root: Path) -> tuple[Path | None, Diagnostic | None]:
+def _real(path: Path, known: dict[Path, Path]) -> Path:
+    """``path.resolve()``, remembered for the folders that many rows share."""
+    if path not in known:
+        known[path] = path.resolve()
+    return known[path]
+
+
+def _real_script(candidate: Path, known: dict[Path, Path]) -> Path:
+    """``candidate.resolve()`` from its folder's real path when the file is no symlink.
+
+    The real path of ``folder/name`` is the folder's real path plus ``name`` unless
+    ``name`` itself is a link, so a load of many rows resolves each folder once instead
+    of every component of every script path.
+    """
+    try:
+        is_link = candidate.is_symlink()
+    except OSError:
+        is_link = True
+    if is_link or candidate.name in ("", ".", ".."):
+        return candidate.resolve()
+    return _real(candidate.parent, known) / candidate.name
+
+
+def resolve_script(
+    entry: Entry, root: Path, known: dict[Path, Path] | None = None
+) -> tuple[Path | None, Diagnostic | None]:
     """The script's real path inside ``root``, or the reason it may not be used.
 
     Nothing outside the root is ever opened: absolute paths and ``..`` are refused on
-    their text, and symlinks are resolved and must land inside the root.
+    their text, and symlinks are resolved and must land inside the root.  ``known``
+    (folder -> real path) lets a caller checking many rows share the folder lookups.
     """
+    known = {} if known is None else known
     text = entry.script
     posix = PurePosixPath(text)
     if (
@@ -56,9 +83,9 @@ def resolve_script(entry: Entry, root: Path) -> tuple[Path | None, Diagnostic | 
             Subtype.SCRIPT_PATH,
             f"script '{text}' uses '..'; give the path from the repository root without '..'",
         )
-    real_root = root.resolve()
+    real_root = _real(root, known)
     candidate = real_root.joinpath(*posix.parts)
-    real = candidate.resolve()
+    real = _real_script(candidate, known)
     if not is_within(real, real_root):
         return None, _diag(
             entry,
@@ -144,6 +171,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
     """
     scripts: dict[str, Path] = {}
     first: dict[str, Entry] = {}
+    known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
     for entry in dataset.entries:
         key = PurePosixPath(entry.script).as_posix()
         if key in first:
@@ -160,7 +188,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
             )
             continue
         first[key] = entry
-        path, problem = resolve_script(entry, dataset.root)
+        path, problem = resolve_script(entry, dataset.root, known)
         if problem is not None:
             dataset.diagnostics.append(problem)
             if problem.subtype is Subtype.SCRIPT_PATH:
