@@ -376,3 +376,73 @@ def test_a_link_in_a_plain_text_column_keeps_the_text_and_reports_the_link(
     entry = read(tmp_path / "d")["7b.yaml"]["entries"][0]
     assert (entry["model"], entry["task"], entry["train"], entry["contributor"]) == ("Qwen2.5-7B", "GRPO", "fsdp", "Bo")
     assert out[-1] == "rlresources: 1 row in 1 size imported; not carried over: 2 link or markup parts (see above)"
+
+
+FRAGMENTS = [
+    "7B",
+    "70B",
+    "~~~",
+    "=====",
+    "Title",
+    "-----",
+    "",
+    "   ",
+    ".. list-table::",
+    "   :header-rows: 1",
+    "   * - Tag",
+    "     - Model",
+    "   * - MIN",
+    "     - 8*H100",
+    "     - vllm0.8.3",
+    "     - \\",
+    "     -",
+    "     - `a.sh <https://github.com/o/r/blob/main/examples/tuning/7b/m_t_8_h100_fsdp_vllm.sh>`_",
+    "     - `N <mailto:n@example.org>`_",
+    ".. _x: https://github.com/x",
+    "     - `x`_",
+    "====== ======",
+    "Tag    Model",
+    "MIN    Qwen",
+    "+-----+-----+",
+    "| Tag | a   |",
+    "+=====+=====+",
+    ".. code-block:: rst",
+    "* - Tag\n  - Model\n  - Task\n  - Resource\n  - MaxBatch\n  - Train\n  - Infer\n  - Link\n  - Contributor",
+    "* - MIN\n  - Qwen2-7B\n  - GRPO\n  - 2*H800\n  - 16\n  - fsdp\n  - vllm\n  - examples/tuning/7b/q_g_2_h800_fsdp_vllm.sh\n  - Ann",
+    # A table start and rows that can follow it, so that many examples do write rows.
+    "7B\n--\n\n.. list-table::\n   :header-rows: 1\n\n   * - Tag\n     - Model\n     - Task\n     - Resource\n"
+    "     - MaxBatch\n     - Train\n     - Infer\n     - Link\n     - Contributor",
+    "   * - RECOMMENDED\n     - Qwen2-7B\n     - GRPO\n     - 4*H20\n     - -\n     - megatron\n     - sglang0.4.6\n"
+    "     - `x <https://github.com/o/r/tree/v1/examples/tuning/7b/q_g_4_h20_megatron_sglang.sh>`_\n     - `Bo <https://github.com/bo>`_",
+    "   * - MIN\n     - Qwen2-7B\n     - GRPO-LoRA\n     - 1*H100\n     - 8\n     - fsdp\n     - vllm\n"
+    "     - examples/tuning/7b/q_g-l_1_h100_fsdp_vllm.sh\n     - Cy",
+]
+
+
+def test_import_never_raises_and_writes_only_valid_rows_made_of_page_text() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from sphinx_rlresources.importer import import_page
+    from sphinx_rlresources.validation import validator
+
+    fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=20)
+    rows = st.lists(st.sampled_from(FRAGMENTS[-2:]), max_size=3)
+
+    @settings(max_examples=300, deadline=None)
+    @given(fragments, st.booleans(), rows, fragments)
+    def check(before: list[str], table: bool, body: list[str], after: list[str]) -> None:
+        text = "\n".join(before + ([FRAGMENTS[-3], *body] if table else []) + after)
+        result = import_page(text, Path("."), None)
+        for key, rows in result.rows.items():
+            label = result.sizes[key]
+            for _line, entry in rows:
+                assert not list(validator().iter_errors({"size": label, "entries": [entry]}))
+                for name in ("tag", "model", "task", "device", "train", "infer", "script"):
+                    assert str(entry[name]).lower().rsplit("/", 1)[-1] in text.lower(), name
+                assert f"{entry['gpus']}*{entry['device']}" in text
+
+    check()
+    # The property is not vacuous: the fragments do make rows.
+    example = "\n".join([FRAGMENTS[-3], FRAGMENTS[-2], FRAGMENTS[-1]])
+    assert sum(len(rows) for rows in import_page(example, Path("."), None).rows.values()) == 2
