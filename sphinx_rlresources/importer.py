@@ -791,10 +791,20 @@ def render_file(label: str, entries: Sequence[dict[str, Any]], schema_ref: str |
 
 
 def _schema_ref(out: Path) -> str | None:
+    """What a new data file's ``# yaml-language-server: $schema=`` line should point at.
+
+    A copy written by ``rlresources schema > DATA/rlresources.schema.json`` first; else
+    the packaged schema when it lives in a source checkout (as in this repository); never
+    a path into an installed environment, which would differ on every machine.
+    """
     from importlib import resources
 
+    if (out / SCHEMA_FILE).is_file():
+        return SCHEMA_FILE
     try:
         packaged = Path(str(resources.files(__package__).joinpath("schema").joinpath(SCHEMA_FILE)))
+        if {"site-packages", "dist-packages"} & set(packaged.parts):
+            return None
         return Path(os.path.relpath(packaged, out.resolve())).as_posix()
     except (ValueError, TypeError):
         return None

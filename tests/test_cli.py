@@ -685,3 +685,17 @@ def test_lint_reports_what_the_build_reports(repo: Path, capsys: pytest.CaptureF
             path, row, column, message, code = found.groups()
             built.add((path, int(row), int(column), message, code))
     assert built == linted
+
+
+def test_a_new_size_file_points_editors_at_a_schema_copy_beside_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _status, out, _err = run(capsys, "schema")
+    (repo / "data" / "rlresources.schema.json").write_text("\n".join(out), encoding="utf-8")
+    folder = repo / "examples" / "tuning" / "32b"
+    folder.mkdir()
+    shutil.copy(repo / NEW_SCRIPT, folder / "qwen2-32b_grpo_8_h100_megatron_sglang.sh")
+    assert run(capsys, "new", "examples/tuning/32b/qwen2-32b_grpo_8_h100_megatron_sglang.sh")[0] == 0
+    first = (repo / "data" / "32b.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first == "# yaml-language-server: $schema=rlresources.schema.json"
+    assert run(capsys, "lint")[2] == ""  # the .json copy is not read as a data file
