@@ -93,10 +93,14 @@ class History:
     toplevel: Path
     changes: dict[str, list[tuple[Commit, str]]] = field(default_factory=dict)
 
-    def key(self, path: Path) -> str | None:
-        """``path`` as git names it (relative to the top, ``/``-separated), or None if outside."""
+    def key(self, path: Path, resolved: bool = False) -> str | None:
+        """``path`` as git names it (relative to the top, ``/``-separated), or None if outside.
+
+        ``resolved`` says the path is already real (no symbolic link left), which spares
+        a ``realpath`` per row: thousands of those cost more than the whole git walk.
+        """
         try:
-            return path.resolve().relative_to(self.toplevel).as_posix()
+            return (path if resolved else path.resolve()).relative_to(self.toplevel).as_posix()
         except (ValueError, OSError):
             return None
 
@@ -188,11 +192,11 @@ def parse_log(text: str) -> dict[str, list[tuple[Commit, str]]]:
     return changes
 
 
-def walk(root: Path, paths: Iterable[Path]) -> History:
+def walk(root: Path, paths: Iterable[Path], resolved: bool = False) -> History:
     """One ``git log`` over every path that matters; raises :class:`GitUnavailable`."""
     top = checkout(root)
     history = History(top)
-    keys = [k for k in (history.key(p) for p in paths) if k is not None]
+    keys = [k for k in (history.key(p, resolved) for p in paths) if k is not None]
     if not keys:
         return history
     root_key = history.key(root) or ""
@@ -249,9 +253,9 @@ def check_staleness(dataset: DataSet) -> None:
             scripts[entry.source] = path
     if not scripts:
         return
-    data_paths = {size.display_path: size.path for size in dataset.sizes.values()}
+    data_paths = {size.display_path: size.path.resolve() for size in dataset.sizes.values()}
     try:
-        history = walk(root, [*scripts.values(), *data_paths.values()])
+        history = walk(root, [*scripts.values(), *data_paths.values()], resolved=True)
     except GitUnavailable as err:
         dataset.notes.append(f"the staleness check is skipped: {err}")
         return
@@ -260,7 +264,8 @@ def check_staleness(dataset: DataSet) -> None:
         if script is None:
             continue
         data = data_paths.get(entry.source.path)
-        found = staleness(entry, history.key(script), history.key(data) if data else None, history)
+        data_key = history.key(data, resolved=True) if data else None
+        found = staleness(entry, history.key(script, resolved=True), data_key, history)
         if found is None:
             continue
         dataset.stale[entry.source] = found

@@ -83,12 +83,16 @@ def repo(tmp_path: Path) -> Path:
 
 
 def stale_lines(root: Path) -> list[str]:
-    dataset = load_dataset(root / "data", root, LoadOptions(stale=True), display=lambda p: p.relative_to(root).as_posix())
+    dataset = load_dataset(
+        root / "data", root, LoadOptions(stale=True), display=lambda p: p.relative_to(root).as_posix()
+    )
     return [d.format() for d in dataset.diagnostics if d.subtype is Subtype.STALE]
 
 
 def test_fresh_stale_and_undated_rows(repo: Path) -> None:
-    dataset = load_dataset(repo / "data", repo, LoadOptions(stale=True), display=lambda p: p.relative_to(repo).as_posix())
+    dataset = load_dataset(
+        repo / "data", repo, LoadOptions(stale=True), display=lambda p: p.relative_to(repo).as_posix()
+    )
     stale = [d for d in dataset.diagnostics if d.subtype is Subtype.STALE]
     assert [d.format() for d in stale] == [
         f"data/7b.yaml:28:13: warning: {STALE_MESSAGE} [rlresources.stale]",
@@ -250,7 +254,7 @@ def test_build_marks_and_dates(app: Any, monkeypatch: pytest.MonkeyPatch) -> Non
     ]
     html = (Path(app.outdir) / "index.html").read_text()
     assert '<span class="rlresources-marker rlresources-marker-stale">(stale)</span>' in html
-    assert '<tr class="rlresources-row rlresources-stale rlresources-unverified">' in html
+    assert '<tr class="rlresources-row rlresources-stale rlresources-unverified row-' in html
     assert 'href="_static/rlresources-freshness.css' in html
     assert (Path(app.outdir) / "_static" / "rlresources-freshness.css").is_file()
 
@@ -285,7 +289,12 @@ def test_build_without_history_notes_and_does_not_warn(app: Any, monkeypatch: py
     ]
     status = app.status.getvalue()
     assert f"rlresources: the staleness check is skipped: {app.srcdir} is not inside a git checkout" in status
-    assert [row[0] for row in _rows(app, "7B")] == ["MIN", "MIN (unverified)", "RECOMMENDED (unverified)", "RECOMMENDED"]
+    assert [row[0] for row in _rows(app, "7B")] == [
+        "MIN",
+        "MIN (unverified)",
+        "RECOMMENDED (unverified)",
+        "RECOMMENDED",
+    ]
 
 
 @pytest.mark.sphinx("html", testroot="freshness", srcdir="freshness-unknown")
