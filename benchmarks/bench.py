@@ -282,6 +282,7 @@ def generate(total: int, links: str) -> Path:
 @dataclass
 class Run:
     wall: float
+    cpu: float
     rss_mb: float
     code: int
     out: str
@@ -298,7 +299,8 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return Run(wall, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(), err.read().decode())
+        cpu = usage.ru_utime + usage.ru_stime
+        return Run(wall, cpu, usage.ru_maxrss / 1024, proc.returncode, out.read().decode(), err.read().decode())
 
 
 def sphinx(src: Path, out: Path, *extra: str, env: dict[str, str] | None = None, fresh: bool = True) -> Run:
@@ -378,15 +380,18 @@ def bench_rows(total: int, args: argparse.Namespace) -> dict[str, Any]:
         )
         for name, runs in builds.items():
             result[f"build_{name}_s"] = median([r.wall for r in runs])
+            result[f"build_{name}_cpu_s"] = median([r.cpu for r in runs])
             result[f"build_{name}_rss_mb"] = max(r.rss_mb for r in runs)
             result[f"build_{name}_warnings"] = warnings_of(runs[-1])
         result["build_ratio"] = result["build_directive_s"] / result["build_hand_s"]
+        result["build_cpu_ratio"] = result["build_directive_cpu_s"] / result["build_hand_cpu_s"]
         result["rss_ratio"] = result["build_directive_rss_mb"] / result["build_hand_rss_mb"]
         rows_drawn = {n: (outs / n / "index.html").read_text(encoding="utf-8").count("<tr") for n in builds}
         result["table_rows_html"] = rows_drawn
         print(
             f"   build: directive {result['build_directive_s']:.2f}s / hand {result['build_hand_s']:.2f}s"
-            f" = {result['build_ratio']:.2f}; rss {result['build_directive_rss_mb']:.0f} /"
+            f" = {result['build_ratio']:.2f} (cpu {result['build_cpu_ratio']:.2f});"
+            f" rss {result['build_directive_rss_mb']:.0f} /"
             f" {result['build_hand_rss_mb']:.0f} MB; <tr> {rows_drawn}",
             flush=True,
         )
@@ -399,6 +404,7 @@ def bench_rows(total: int, args: argparse.Namespace) -> dict[str, Any]:
     lints = [run(cmd, base) for _ in range(args.reps + 2)]
     result["lint_what"] = what
     result["lint_s"] = median([r.wall for r in lints])
+    result["lint_cpu_s"] = median([r.cpu for r in lints])
     result["lint_rss_mb"] = max(r.rss_mb for r in lints)
     result["lint_findings"] = len([line for line in lints[-1].out.splitlines() if line.strip()])
     result["lint_exit"] = lints[-1].code
@@ -480,7 +486,18 @@ def table(results: list[dict[str, Any]]) -> str:
     def cell(r: dict[str, Any], key: str, fmt: str) -> str:
         return format(r[key], fmt) if key in r else "-"
 
-    head = ["rows", "directive s", "hand s", "ratio", "dir MB", "hand MB", "MB ratio", "lint s"]
+    head = [
+        "rows",
+        "directive s",
+        "hand s",
+        "ratio",
+        "cpu ratio",
+        "dir MB",
+        "hand MB",
+        "MB ratio",
+        "lint s",
+        "lint cpu",
+    ]
     lines = [head]
     for r in results:
         lines.append(
@@ -489,10 +506,12 @@ def table(results: list[dict[str, Any]]) -> str:
                 cell(r, "build_directive_s", ".2f"),
                 cell(r, "build_hand_s", ".2f"),
                 cell(r, "build_ratio", ".2f"),
+                cell(r, "build_cpu_ratio", ".2f"),
                 cell(r, "build_directive_rss_mb", ".0f"),
                 cell(r, "build_hand_rss_mb", ".0f"),
                 cell(r, "rss_ratio", ".2f"),
                 cell(r, "lint_s", ".2f"),
+                cell(r, "lint_cpu_s", ".2f"),
             ]
         )
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
