@@ -27,7 +27,7 @@ RECOMMENDED_COLOUR = "#f97316"
 SLOT = 64  # horizontal room per size
 LEFT = 72  # room for the GPU tick labels and the axis title
 RIGHT = 16
-TOP = 34  # room for the legend
+TOP = 40  # room for the legend
 STEP = 20  # vertical room per doubling of GPUs
 PANEL_GAP = 30  # room for a panel's task heading
 BOTTOM = 46  # room for the size labels and the axis title
@@ -126,7 +126,7 @@ def render_svg(
         f'<title id="{ident}-title">{clean(words.title)}</title>',
         f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
         '<g class="rl-legend" fill="currentColor">',
-        _mark_legend(LEFT, 16),
+        _mark_legend(LEFT, 20),
         "</g>",
     ]
     for index, panel in enumerate(groups or [Panel("")]):

@@ -65,7 +65,7 @@ def control_strings() -> dict[str, str]:
     """The words the script shows, translated at build time (the script has no catalog)."""
     return {
         "legend": _("Filter the configurations"),
-        "gpus": _("At most this many GPUs"),
+        "gpus": _("Max. GPUs"),
         "any": _("Any"),
         "size": _("Size"),
         "tag": _("Tag"),

@@ -103,7 +103,7 @@ def test_filter_rows_carry_their_values_and_assets_go_only_where_used(app: Any) 
     assert wrapper[0]["class"] == "rlresources-filter"
     strings = json.loads(wrapper[0]["data-rl-strings"] or "")
     assert strings["status"] == "{shown} of {total} configurations match."
-    assert strings["gpus"] == "At most this many GPUs"
+    assert strings["gpus"] == "Max. GPUs"
     # The script and stylesheet are shipped, and linked from the pages that need them only.
     assert (out / "_static" / "rlresources-filter.js").is_file()
     assert (out / "_static" / "rlresources-readers.css").is_file()
@@ -182,11 +182,13 @@ def test_chart_is_inline_svg_with_one_mark_per_row(app: Any) -> None:
     assert figure == [{"class": "rlresources-chart", "id": "landscape"}]
     marks = [attrs["class"] for tag, attrs in tags if tag == "g" and "rl-mark" in (attrs.get("class") or "")]
     # in size order, then by GPUs: 7B GRPO 2 (MIN) and 8 (RECOMMENDED), 70B GRPO 32 twice; then GRPO-LoRA
-    assert marks == ["rl-mark rl-min", "rl-mark rl-recommended", "rl-mark rl-min", "rl-mark rl-min"] + [
-        "rl-mark rl-min"
-    ] * 2
+    assert (
+        marks
+        == ["rl-mark rl-min", "rl-mark rl-recommended", "rl-mark rl-min", "rl-mark rl-min"] + ["rl-mark rl-min"] * 2
+    )
     assert [attrs["data-task"] for tag, attrs in tags if tag == "g" and "data-task" in attrs] == ["GRPO", "GRPO-LoRA"]
-    assert "<title>70B · MIN · Qwen2-70B · GRPO · 32*H20 · fsdp · vllm0.8.2 · qwen2-70b_grpo_32_h20_fsdp_vllm.sh" in html
+    title = "<title>70B · MIN · Qwen2-70B · GRPO · 32*H20 · fsdp · vllm0.8.2 · qwen2-70b_grpo_32_h20_fsdp_vllm.sh"
+    assert title in html
     assert "<title>7B · RECOMMENDED · Qwen2.5-7B · GRPO · 8*H100 · fsdp · sglang0.4.6 · max batch 256" in html
     # the size axis keeps 405B, which has no row, so the gap shows
     assert ">405B</text>" in html
@@ -302,14 +304,16 @@ def test_coverage_counts() -> None:
 def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_path: Path, builder: str) -> None:
     srcdir = tmp_path / "src"
     shutil.copytree(READERS, srcdir)
-    app = make_app(builder, srcdir=_root_path(srcdir), confoverrides={"project": "Readers", "copyright": "2026", "version": "1"})
+    app = make_app(
+        builder, srcdir=_root_path(srcdir), confoverrides={"project": "Readers", "copyright": "2026", "version": "1"}
+    )
     app.build()
     assert warning_lines(app) == []
     out = Path(app.outdir)
     if builder == "text":
         filtered = (out / "filter.txt").read_text(encoding="utf-8")
         assert filtered.count("32*H800") == 1 and filtered.count("8*H100") == 2
-        assert "At most" not in filtered and "rl-" not in filtered
+        assert "Max. GPUs" not in filtered and "rl-" not in filtered
         charted = (out / "chart.txt").read_text(encoding="utf-8")
         assert "32 (H20, H800)" in charted and "<svg" not in charted
         assert "✓" in (out / "coverage.txt").read_text(encoding="utf-8")
@@ -336,7 +340,9 @@ def _root_path(path: Path) -> Any:
 # -- the JSON file -------------------------------------------------------------------------
 
 
-@pytest.mark.sphinx("html", testroot="readers", confoverrides={"rlresources_script_url": "https://example.org/{ref}/{path}"})
+@pytest.mark.sphinx(
+    "html", testroot="readers", confoverrides={"rlresources_script_url": "https://example.org/{ref}/{path}"}
+)
 def test_json_file_holds_every_validated_row(app: Any) -> None:
     app.build()
     data = json.loads((Path(app.outdir) / "_static" / "rlresources" / "data.json").read_text(encoding="utf-8"))
@@ -380,8 +386,9 @@ def test_two_builds_are_byte_identical(tmp_path: Path) -> None:
     for seed in ("1", "2"):
         out = tmp_path / f"out{seed}"
         env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "-d", str(tmp_path / f"d{seed}")]
         subprocess.run(
-            [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", str(READERS), str(out), "-d", str(tmp_path / f"d{seed}")],
+            [*command, str(READERS), str(out)],
             check=True,
             env=env,
         )

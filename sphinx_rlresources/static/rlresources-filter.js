@@ -66,7 +66,7 @@
     gpus.inputMode = "numeric";
     gpus.placeholder = say("any", "Any");
     gpus.name = "gpus";
-    labelled(form, id + "-gpus", say("gpus", "At most this many GPUs"), gpus);
+    labelled(form, id + "-gpus", say("gpus", "Max. GPUs"), gpus);
 
     var selects = {};
     CHOICES.forEach(function (field) {
@@ -149,9 +149,10 @@
       gpus.focus();
     });
 
+    // Themes may wrap the table (furo adds a scrolling div), so insert at the top.
     var table = container.querySelector("table");
-    container.insertBefore(form, table);
-    container.insertBefore(status, table);
+    container.insertBefore(form, container.firstChild);
+    container.insertBefore(status, form.nextSibling);
     if (table) {
       table.setAttribute("aria-describedby", status.id);
     }
