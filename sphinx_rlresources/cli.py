@@ -172,12 +172,27 @@ def add_load_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help=f"the largest data file read, in bytes (default {DEFAULT_MAX_FILE_BYTES}, as rlresources_max_file_size)",
     )
+    parser.add_argument(
+        "--stale",
+        action="store_true",
+        help="also report rows whose script changed in git after the row was tested (as rlresources_stale_check)",
+    )
+    parser.add_argument(
+        "--no-cross-check",
+        dest="cross_check",
+        action="store_false",
+        help="do not compare rows with what their scripts run (as rlresources_cross_check = False)",
+    )
 
 
 def load_options(args: argparse.Namespace, project: Project) -> LoadOptions:
     """The loader options from the flags, then ``[tool.rlresources]``, then the defaults."""
     size = getattr(args, "max_file_size", None) or project.max_file_size or DEFAULT_MAX_FILE_BYTES
-    return LoadOptions(max_file_bytes=size)
+    return LoadOptions(
+        max_file_bytes=size,
+        stale=getattr(args, "stale", False),
+        cross_check=getattr(args, "cross_check", True),
+    )
 
 
 def load(args: argparse.Namespace) -> tuple[DataSet, Project]:
@@ -296,6 +311,8 @@ def summary(found: Sequence[Diagnostic], dataset: DataSet, scripts: int, note: s
 
 def cmd_lint(args: argparse.Namespace, out: TextIO) -> int:
     dataset, project = load(args)
+    for skipped in dataset.notes:  # a check that could not run (no git history): not a finding
+        print(f"{PROG}: note: {skipped}", file=sys.stderr)
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)

@@ -699,3 +699,57 @@ def test_a_new_size_file_points_editors_at_a_schema_copy_beside_it(
     first = (repo / "data" / "32b.yaml").read_text(encoding="utf-8").splitlines()[0]
     assert first == "# yaml-language-server: $schema=rlresources.schema.json"
     assert run(capsys, "lint")[2] == ""  # the .json copy is not read as a data file
+
+
+def test_lint_cross_checks_rows_against_their_scripts_unless_told_not_to(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fill_row(repo)
+    script = repo / "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"
+    script.write_text(
+        script.read_text(encoding="utf-8").replace("n_gpus_per_node=1", "n_gpus_per_node=2"), encoding="utf-8"
+    )
+    status, out, _err = run(capsys, "lint", "--format", "json")
+    assert status == 1
+    assert [f["code"] for f in json.loads("\n".join(out))] == ["rlresources.script_gpus"]
+    status, out, _err = run(capsys, "lint", "--no-cross-check")
+    assert (status, out) == (0, ["rlresources: no problems in 2 data files (2 rows) and 2 scripts"])
+
+
+def test_lint_stale_reports_rows_whose_script_changed_after_they_were_tested(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    fill_row(repo)
+    data = repo / "data" / "7b.yaml"
+    data.write_text(
+        data.read_text(encoding="utf-8").replace("    max_batch: 16\n", "    max_batch: 16\n    tested: 2025-06-25\n"),
+        encoding="utf-8",
+    )
+
+    def git(*args: str, date: str = "2025-01-01T00:00:00") -> None:
+        env = {
+            "GIT_AUTHOR_DATE": date,
+            "GIT_COMMITTER_DATE": date,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.org",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.org",
+            "HOME": str(repo),
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+        }
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-q", "-m", "add")
+    script = repo / "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"
+    script.write_text(script.read_text(encoding="utf-8") + "# tuned\n", encoding="utf-8")
+    git("commit", "-q", "-am", "retune the rollout", date="2025-09-30T12:00:00")
+    assert run(capsys, "lint")[0] == 0
+    status, out, _err = run(capsys, "lint", "--stale", "--format", "json")
+    assert status == 1
+    (found,) = json.loads("\n".join(out))
+    assert (found["file"], found["code"], found["severity"]) == ("data/7b.yaml", "rlresources.stale", "warning")
+    assert "'retune the rollout'" in found["message"]
