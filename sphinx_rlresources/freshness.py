@@ -152,6 +152,7 @@ def checkout(root: Path) -> Path:
     """
     if shutil.which("git") is None:
         raise GitUnavailable("git is not installed (or not on PATH)")
+    root = root.resolve()  # name the folder in full in the note, not as "."
     try:
         out = _run_git(["rev-parse", "--show-toplevel", "--is-shallow-repository"], root)
     except GitUnavailable as err:

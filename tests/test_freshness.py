@@ -306,3 +306,41 @@ def test_role_with_an_unknown_size(app: Any) -> None:
         "or one of: 7B, 70B [rlresources.unknown_size]"
     ]
     assert _dates(app) == [("unknown", ["rlresources-last-updated"])]
+
+
+# -- rlresources lint --stale ---------------------------------------------------------
+
+
+def test_lint_stale_reports_the_same_lines(
+    repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sphinx_rlresources import cli
+
+    monkeypatch.chdir(repo)
+    argv = ["lint", "--data", "data", "--root", ".", "--no-cross-check"]
+    assert cli.main(argv) == 0  # without --stale: the history is not read
+    capsys.readouterr()
+    assert cli.main([*argv, "--stale"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.endswith("[rlresources.stale]")] == [
+        f"data/7b.yaml:28:13: warning: {STALE_MESSAGE} [rlresources.stale]",
+        f"data/7b.yaml:38:13: warning: {UNDATED_MESSAGE} [rlresources.stale]",
+    ]
+    assert out[-1].endswith("2 warnings in 2 data files (5 rows) and 5 scripts")
+
+
+def test_lint_stale_without_history_notes_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sphinx_rlresources import cli
+
+    root = tmp_path / "plain"
+    shutil.copytree(ROOT, root)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.chdir(root)
+    assert cli.main(["lint", "--data", "data", "--root", ".", "--no-cross-check", "--stale"]) == 0
+    captured = capsys.readouterr()
+    resolved = Path(root).resolve()
+    assert captured.err == (
+        f"rlresources: note: the staleness check is skipped: {resolved} is not inside a git checkout\n"
+    )
