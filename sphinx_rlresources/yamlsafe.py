@@ -44,6 +44,10 @@ MAX_DIGITS = 100
 #: How many values aliases may add beyond the document's own nodes.  Real data files
 #: have no reason to repeat large structures; an alias bomb needs billions.
 ALIAS_EXPANSION_BUDGET = 10_000
+#: How many characters of text aliases may add beyond the document's own length: a
+#: long string aliased thousands of times would otherwise make the schema's patterns
+#: scan gigabytes (the "quadratic blow-up"), even within the value budget.
+ALIAS_EXPANSION_CHARS = 100_000
 #: Deeper nesting than this is never data we want, and would exhaust the stack.
 MAX_DEPTH = 64
 
@@ -182,20 +186,23 @@ def _check_depth(text: str) -> None:
 class _Builder:
     """Turns a composed node graph into plain values, with marks, within a budget."""
 
-    def __init__(self, distinct_nodes: int) -> None:
+    def __init__(self, distinct_nodes: int, text_length: int = 0) -> None:
         self.budget = distinct_nodes + ALIAS_EXPANSION_BUDGET
+        self.chars = text_length + ALIAS_EXPANSION_CHARS
         self.doc = YamlDocument(value=None)
         self.problems: list[Problem] = []
         self.scalars = yaml.constructor.SafeConstructor()
 
     def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
         self.budget -= 1
-        if self.budget < 0:
+        if isinstance(node, yaml.ScalarNode):
+            self.chars -= len(node.value)
+        if self.budget < 0 or self.chars < 0:
             raise YamlError(
                 [
                     Problem(
                         *_mark(node),
-                        "the document expands to far more values than it spells out "
+                        "the document expands to far more values or text than it spells out "
                         "(anchors and aliases repeated inside each other); write the "
                         "values out instead of using aliases",
                     )
@@ -332,7 +339,7 @@ def load(text: str) -> YamlDocument:
         raise YamlError([Problem(1, 1, f"values are nested more than {MAX_DEPTH} levels deep")]) from None
     if root is None:
         return YamlDocument(value=None)
-    builder = _Builder(_count_distinct(root))
+    builder = _Builder(_count_distinct(root), len(text))
     builder.doc.value = builder.build(root, (), 0)
     if builder.problems:
         raise YamlError(builder.problems)
