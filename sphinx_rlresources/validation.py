@@ -13,12 +13,13 @@ import functools
 import json
 from collections.abc import Callable, Iterator
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from .fastschema import compile_schema
 from .yamlsafe import Path_, YamlDate, YamlDocument, iter_dates
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_FILE = "rlresources.schema.json"
 
@@ -31,14 +32,21 @@ def schema() -> dict[str, Any]:
     return result
 
 
+def _strict_integer(value: Any) -> bool:
+    # JSON Schema counts 8.0 as an integer; a count written 8.0 in YAML is a typo to report.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 @functools.cache
 def validator() -> jsonschema.Draft202012Validator:
-    """One compiled validator, reused by every file of every build."""
+    """One compiled validator, reused by every file of every build.
+
+    Imported on first use: valid data never needs it (see :func:`quick_check`).
+    """
+    import jsonschema  # deferred: 0.2 s and 9 MB that valid data never needs
+
     base = jsonschema.Draft202012Validator
-    # JSON Schema counts 8.0 as an integer; a count written 8.0 in YAML is a typo to report.
-    checker = base.TYPE_CHECKER.redefine(
-        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
-    )
+    checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: _strict_integer(value))
     strict = jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
     return strict(schema(), format_checker=base.FORMAT_CHECKER)  # type: ignore[no-any-return]
 
@@ -262,7 +270,7 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
 @functools.cache
 def quick_check() -> Callable[[Any], bool] | None:
     """The schema compiled to a fast valid-or-not test (None: jsonschema does it all)."""
-    return compile_schema(schema(), validator())
+    return compile_schema(schema(), types={"integer": _strict_integer})
 
 
 def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
