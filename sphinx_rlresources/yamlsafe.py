@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -339,7 +340,10 @@ def load(text: str) -> YamlDocument:
         raise YamlError([Problem(1, 1, f"values are nested more than {MAX_DEPTH} levels deep")]) from None
     if root is None:
         return YamlDocument(value=None)
-    builder = _Builder(_count_distinct(root), len(text))
+    # Without an anchor (&) there is no alias, so every node is built once and the node
+    # budget cannot run out: skip counting, a walk over the whole graph.
+    distinct = _count_distinct(root) if "&" in text else sys.maxsize // 2
+    builder = _Builder(distinct, len(text))
     builder.doc.value = builder.build(root, (), 0)
     if builder.problems:
         raise YamlError(builder.problems)
