@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import _root_path
 from docutils import nodes
 
 from sphinx_rlresources import cli
@@ -111,7 +110,7 @@ def test_round_trip_import_then_draw_equals_the_original(
     original.mkdir()
     (original / "conf.py").write_text("", encoding="utf-8")
     shutil.copy(WELL_FORMED, original / "index.rst")
-    app = make_app("html", srcdir=_root_path(str(original)))
+    app = make_app("html", srcdir=original)
     app.build()
     want = cells_by_size(app)
     assert set(want) == {"7B", "70B", "405B"}
@@ -136,7 +135,7 @@ def test_round_trip_import_then_draw_equals_the_original(
         "405B\n----\n\n.. rl-resource-table:: 405b\n",
         encoding="utf-8",
     )
-    app = make_app("html", srcdir=_root_path(str(drawn)))
+    app = make_app("html", srcdir=drawn)
     app.build()
     got = cells_by_size(app)
     assert got["7B"] == want["7B"]
