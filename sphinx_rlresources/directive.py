@@ -262,7 +262,9 @@ class RLResourceTable(SphinxDirective):
         for key in shown:
             header += self._cell(nodes.Text(HEADERS.get(key, cols.COLUMNS[key].header)))
         thead += header
-        tbody = nodes.tbody()
+        # Data is shown as written: smart quotes would turn -- into a dash and eat the
+        # backslash of \\ in HTML, which is the data's text being read as markup.
+        tbody = nodes.tbody(support_smartquotes=False)
         tgroup += tbody
         for entry in entries:
             row = nodes.row(classes=["rlresources-row"])
