@@ -445,3 +445,53 @@ def test_import_never_raises_and_writes_only_valid_rows_made_of_page_text() -> N
     # The property is not vacuous: the fragments do make rows.
     example = "\n".join([FRAGMENTS[-3], FRAGMENTS[-2], FRAGMENTS[-1]])
     assert sum(len(rows) for rows in import_page(example, Path("."), None).rows.values()) == 2
+
+
+@pytest.mark.parametrize(
+    ("cell", "path", "template", "ref"),
+    [
+        (
+            "`a.sh <https://github.com/o/r/blob/v1.2/examples/tuning/7b/a.sh>`_",
+            "examples/tuning/7b/a.sh",
+            "https://github.com/o/r/blob/{ref}/{path}",
+            "v1.2",
+        ),
+        (
+            "`a <https://github.com/o/r/tree/0123abc/examples/tuning/7b/a.sh>`__",
+            "examples/tuning/7b/a.sh",
+            "https://github.com/o/r/blob/{ref}/{path}",
+            "0123abc",
+        ),
+        (
+            "https://raw.githubusercontent.com/o/r/main/examples/a%20b.sh",
+            "examples/a b.sh",
+            "https://github.com/o/r/blob/{ref}/{path}",
+            "main",
+        ),
+        ("examples/tuning/7b/a.sh", "examples/tuning/7b/a.sh", None, None),
+        ("`a.sh <../examples/tuning/7b/a.sh>`_", None, None, None),
+        ("`a.sh <https://github.com/o/r/blob/main/examples/tuning/7b/>`_", None, None, None),
+        ("`a.sh <https://example.org/a.sh>`_", None, None, None),
+    ],
+)
+def test_link_cells(cell: str, path: str | None, template: str | None, ref: str | None) -> None:
+    from sphinx_rlresources.importer import Cell, CellError, Page, read_script
+
+    if path is None:
+        with pytest.raises(CellError):
+            read_script(Cell(cell, 1), Page([]), Path("."), None)
+        return
+    link, _text = read_script(Cell(cell, 1), Page([]), Path("."), None)
+    assert (link.path, link.template, link.ref) == (path, template, ref)
+
+
+def test_download_links_resolve_against_the_root(tmp_path: Path) -> None:
+    from sphinx_rlresources.importer import Cell, CellError, Page, read_script
+
+    cell = Cell(":download:`a.sh <../examples/tuning/7b/a.sh>`", 1)
+    link, text = read_script(cell, Page([]), tmp_path / "docs", tmp_path)
+    assert (link.path, text) == ("examples/tuning/7b/a.sh", "a.sh")
+    with pytest.raises(CellError, match="pass --root"):
+        read_script(cell, Page([]), tmp_path / "docs", None)
+    with pytest.raises(CellError, match="leads outside the root"):
+        read_script(Cell(":download:`../../x.sh`", 1), Page([]), tmp_path / "docs", tmp_path)
