@@ -542,6 +542,8 @@ def read_cells(
                 if text.upper() not in ("MIN", "RECOMMENDED"):
                     raise CellError(f"Tag '{text}' is neither MIN nor RECOMMENDED")
                 values["tag"] = text.upper()
+                if text != text.upper():
+                    notes.append(Finding(cell.line, f"Tag '{text}' is written as {text.upper()}", "note"))
             elif key in ("model", "task", "train"):
                 text, partial = plain_text(text, page)
                 notes.extend(Finding(cell.line, message) for message in partial)

@@ -248,8 +248,9 @@ def test_messy_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _err = run(capsys, "import", str(page), "--out", str(tmp_path / "data"), "--root", str(root))
     shown = str(page)
     assert status == 1
-    assert [line.replace(shown, "page.rst") for line in out[:11]] == [
+    assert [line.replace(shown, "page.rst") for line in out[:12]] == [
         "page.rst:10: warning: cell 10 (Notes) 'slow' not carried over: the data has no field for the column 'Notes'",
+        "page.rst:10: note: Tag 'min' is written as MIN",
         "page.rst:11: warning: row not carried over: Resource '8 GPUs' is not in the form N*DEVICE (8*H100); 'https://gitlab.com/o/r/x.sh' is not a link to a file in a GitHub repository (…/blob/REF/PATH or …/tree/REF/PATH)",
         "page.rst:11: warning: cell 1 (Tag) 'MIN' not carried over",
         "page.rst:11: warning: cell 2 (Model) 'Qwen2.5-7B' not carried over",
