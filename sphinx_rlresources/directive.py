@@ -280,6 +280,8 @@ class RLResourceTable(SphinxDirective):
         entry = nodes.entry()
         para = nodes.paragraph()
         if content is not None:
+            if content.astext().startswith("T}"):  # tbl (man pages) would end the cell there
+                para += nodes.raw("", "\\&", format="manpage")
             para += content
         entry += para
         return entry
