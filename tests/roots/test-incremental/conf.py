@@ -1,0 +1,4 @@
+extensions = ["sphinx_rlresources"]
+rlresources_data_dir = "data"
+rlresources_root = "."
+exclude_patterns = ["_build", "spare"]

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# MIN configuration: Qwen2-70B GRPO on 32*H800 (fsdp + vllm 0.8.3).
+# Sample launcher kept by sphinx-rlresources; the docs table links to it and the
+# build checks that it agrees with its row.
+set -x
+
+MODEL_PATH=Qwen/Qwen2-70B-Instruct
+nnodes=4
+ngpu_per_node=8
+
+python3 -m verl.trainer.main_ppo \
+    algorithm.adv_estimator=grpo \
+    data.train_files=data/gsm8k/train.parquet \
+    data.val_files=data/gsm8k/test.parquet \
+    data.train_batch_size=256 \
+    data.max_prompt_length=512 \
+    data.max_response_length=1024 \
+    actor_rollout_ref.model.path=$MODEL_PATH \
+    actor_rollout_ref.model.enable_gradient_checkpointing=True \
+    actor_rollout_ref.actor.optim.lr=1e-6 \
+    actor_rollout_ref.actor.fsdp_config.param_offload=True \
+    actor_rollout_ref.actor.fsdp_config.optimizer_offload=True \
+    actor_rollout_ref.rollout.name=vllm \
+    actor_rollout_ref.rollout.gpu_memory_utilization=0.6 \
+    actor_rollout_ref.rollout.n=5 \
+    trainer.logger=['console'] \
+    trainer.project_name=verl_tuning \
+    trainer.experiment_name=qwen2-70b_grpo_32_h800_fsdp_vllm \
+    trainer.n_gpus_per_node=${ngpu_per_node} \
+    trainer.nnodes=$nnodes \
+    trainer.total_epochs=1 $@

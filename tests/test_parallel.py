@@ -1,0 +1,57 @@
+"""Parallel builds write the same pages as serial ones, and clean builds repeat exactly.
+
+The data is loaded once in the main process before Sphinx forks its readers, and the
+pages record what they draw in the environment that is merged back, so ``-j 2`` must
+write byte for byte what ``-j 1`` writes.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from pathlib import Path
+from typing import Any
+
+from conftest import TESTS, _root_path, warning_lines
+
+
+def build(make_app: Any, srcdir: Path, jobs: int) -> tuple[Path, int]:
+    """A clean build of a fresh copy; its output folder and how many reader processes merged."""
+    shutil.copytree(TESTS / "roots" / "test-incremental", srcdir)
+    app = make_app("html", srcdir=_root_path(str(srcdir)), parallel=jobs, freshenv=True)
+    merges: list[str] = []
+    app.connect("env-merge-info", lambda _app, _env, docnames, _other: merges.extend(docnames))
+    try:
+        app.build()
+    finally:
+        app.cleanup()  # unregister its nodes and directives, so the next app starts clean
+    assert warning_lines(app) == []
+    return Path(app.outdir), len(merges)
+
+
+def written(outdir: Path) -> dict[str, bytes]:
+    """Every file the build wrote, doctrees (a cache, not output) aside."""
+    return {
+        p.relative_to(outdir).as_posix(): p.read_bytes()
+        for p in sorted(outdir.rglob("*"))
+        if p.is_file() and ".doctrees" not in p.relative_to(outdir).parts
+    }
+
+
+def test_two_jobs_write_the_same_pages_as_one(make_app: Any, tmp_path: Path) -> None:
+    serial, serial_merges = build(make_app, tmp_path / "serial", 1)
+    parallel, parallel_merges = build(make_app, tmp_path / "parallel", 2)
+    assert serial_merges == 0
+    assert parallel_merges > 0, "the pages were not read in parallel"
+    one, two = written(serial), written(parallel)
+    assert sorted(one) == sorted(two)
+    assert [name for name in one if one[name] != two[name]] == []
+    assert any(name.startswith("_downloads/") for name in one)  # the scripts are copied too
+    assert "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh" in one["all.html"].decode()
+
+
+def test_two_clean_builds_write_identical_pages(make_app: Any, tmp_path: Path) -> None:
+    first, _ = build(make_app, tmp_path / "first", 1)
+    second, _ = build(make_app, tmp_path / "second", 1)
+    comparison = filecmp.dircmp(first, second, ignore=[".doctrees"])
+    assert written(first) == written(second), comparison.diff_files
