@@ -16,7 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .fastschema import compile_schema
-from .yamlsafe import Path_, YamlDate, YamlDocument, iter_dates
+from .yamlsafe import Path_, YamlDate, YamlDocument, iter_dates, short
 
 if TYPE_CHECKING:
     import jsonschema
@@ -173,13 +173,13 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
         allowed = sorted(subschema.get("properties", {}))
         out = []
         for key in sorted(set(value) - set(allowed)):
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            suggestion = f"; did you mean '{close[0]}'?" if close else ""
+            close = difflib.get_close_matches(short(key), allowed, n=1, cutoff=0.6)
+            suggestion = f"; did you mean '{close[0]}'?" if close else "."
             out.append(
                 (
                     (*path, key),
                     True,
-                    f"{where}: unknown field '{key}'{suggestion} The fields are: {', '.join(allowed)}",
+                    f"{where}: unknown field '{short(key)}'{suggestion} The fields are: {', '.join(allowed)}",
                 )
             )
         return out
@@ -260,8 +260,8 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
             (
                 path,
                 False,
-                f"{where}: {shown_value(value, doc, path)} is {_kind(value)}; give a name, or a "
-                "mapping with name and optionally github, url and email",
+                f"{where}: {'' if isinstance(value, (dict, list)) else shown_value(value, doc, path) + ' '}"
+                f"is {_kind(value)}; give a name, or a mapping with name and optionally github, url and email",
             )
         ]
     return [(path, False, f"{where}: {error.message}")]  # pragma: no cover - keywords above cover the schema
@@ -273,6 +273,17 @@ def quick_check() -> Callable[[Any], bool] | None:
     return compile_schema(schema(), types={"integer": _strict_integer})
 
 
+def _place(doc: YamlDocument, path: Path_, at_key: bool) -> tuple[int, int]:
+    """Where to report a problem at ``path``: its value, or its key."""
+    key = doc.key_marks.get(path)
+    if at_key:
+        return key or doc.mark(path)
+    value = doc.mark(path)
+    # A value that stands before its own key was reached through an alias: the anchor
+    # may be anywhere in the file, so point at the key that used it.
+    return key if key is not None and value < key else value
+
+
 def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
     """Every schema problem of a document, as (line, column, message), in file order."""
     found: dict[tuple[int, int, str], None] = {}
@@ -281,12 +292,12 @@ def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
     for error in errors:
         for flat in _flatten(error, doc.value):
             for path, at_key, message in explain(flat, doc):
-                line, column = doc.key_marks.get(path, doc.mark(path)) if at_key else doc.mark(path)
+                line, column = _place(doc, path, at_key)
                 found[(line, column, message)] = None
     for path in iter_dates(doc.value):
         if path and path[-1] == "tested":
             continue
-        line, column = doc.mark(path)
+        line, column = _place(doc, path, False)
         text = doc.source.get(path, "")
         name = path[-1] if path and isinstance(path[-1], str) else "value"
         found[
