@@ -28,6 +28,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-purge-doc", extension.on_env_purge_doc)
     app.connect("env-merge-info", extension.on_env_merge_info)
     app.connect("doctree-resolved", layout.on_doctree_resolved)
+    app.connect("builder-inited", layout.on_builder_inited)
     app.add_directive("rl-resource-table", RLResourceTable)
     app.add_directive("rl-resource-chart", readers.RLResourceChart)
     app.add_directive("rl-resource-coverage", readers.RLResourceCoverage)

@@ -14,6 +14,8 @@ keeps the ``colwidths-auto`` table and lets the browser size it.
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 TABLE_CLASS = "rlresources-table"
+STYLESHEET = "rlresources-table.css"
+STATIC_DIR = Path(__file__).parent / "static"
 MIN_WIDTH = 5
 """A column is never narrower than a short word in capitals such as "MIN"."""
 MAX_WIDTH = 28
@@ -71,8 +75,12 @@ def _set_widths(table: nodes.table, padding: int) -> bool:
     return True
 
 
-def _breakable_literals(table: nodes.table) -> None:
-    """Let LaTeX break a script name after each ``_`` (it only breaks at ``-`` by itself).
+BREAK = {"latex": r"\allowbreak{}", "html": "<wbr/>"}
+"""What marks a break opportunity in each output format."""
+
+
+def _breakable_literals(table: nodes.table, fmt: str) -> None:
+    """Let a script name break after each ``_`` (LaTeX only breaks at ``-``, browsers not at all).
 
     The inserted ``raw`` node is a constant; the name itself stays escaped text.
     """
@@ -85,7 +93,7 @@ def _breakable_literals(table: nodes.table) -> None:
         for index, part in enumerate(parts):
             literal += nodes.Text(part + ("_" if index < len(parts) - 1 else ""))
             if index < len(parts) - 1:
-                literal += nodes.raw("", r"\allowbreak{}", format="latex")
+                literal += nodes.raw("", BREAK[fmt], format=fmt)
 
 
 def prepare_latex_table(table: nodes.table) -> None:
@@ -95,7 +103,7 @@ def prepare_latex_table(table: nodes.table) -> None:
     if _set_widths(table, PADDING):
         table["classes"].remove("colwidths-auto")
         table["classes"].append("colwidths-given")
-    _breakable_literals(table)
+    _breakable_literals(table, "latex")
     # nine columns do not fit a page at the body's size: typeset the table one size smaller
     parent = table.parent
     if parent is not None:
@@ -106,12 +114,26 @@ def prepare_latex_table(table: nodes.table) -> None:
 
 def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     fmt = app.builder.format
-    if fmt not in ("latex", "text"):
+    if fmt not in ("latex", "text", "html"):
         return
     for table in list(doctree.findall(nodes.table)):
         if TABLE_CLASS not in table["classes"]:
             continue
         if fmt == "latex":
             prepare_latex_table(table)
+        elif fmt == "html":
+            _breakable_literals(table, "html")
         else:
             _set_widths(table, 0)
+
+
+def on_builder_inited(app: Sphinx) -> None:
+    """HTML (and EPUB) pages get the small stylesheet that lets wide tables fit the text column."""
+    if app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static"
+    target.mkdir(parents=True, exist_ok=True)
+    source = STATIC_DIR / STYLESHEET
+    if not (target / STYLESHEET).is_file() or (target / STYLESHEET).read_bytes() != source.read_bytes():
+        shutil.copyfile(source, target / STYLESHEET)
+    app.add_css_file(STYLESHEET)

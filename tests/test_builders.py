@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import defusedxml.ElementTree
 import pytest
 from conftest import TESTS, _root_path, warning_lines
 
@@ -67,8 +68,13 @@ def test_builder_draws_the_tables_without_warnings(app: Any, builder: str) -> No
         assert all(row in html for row in ROWS)
         assert "_downloads/" in html and "qwen2-70b_grpo_32_h20_fsdp_vllm.sh" in html
         assert "No configuration has been verified for 405B yet." in html
+        # long script names may wrap after "_", and the table stylesheet is linked and shipped
+        assert '<span class="pre">qwen2-70b_</span><wbr/><span class="pre">grpo_</span><wbr/>' in html
+        assert 'href="_static/rlresources-table.css' in html or 'href="../_static/rlresources-table.css' in html
+        assert (outdir / "_static" / "rlresources-table.css").is_file()
     elif builder == "epub":
         xhtml = _read(outdir, "index.xhtml")
+        defusedxml.ElementTree.fromstring(xhtml.encode())  # EPUB pages must be well-formed XML
         assert all(row in xhtml for row in ROWS)
         assert (outdir / "RLresources.epub").is_file()
     elif builder == "latex":
