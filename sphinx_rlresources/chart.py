@@ -198,7 +198,9 @@ def _panel_marks(panel: Panel, slot_of: dict[str, int], top: int, plot_height: i
         )
     for (slot, gpus), group in sorted(placed.items()):
         centre = LEFT + SLOT * slot + SLOT / 2
+        # Many rows at one point squeeze together rather than spill into the next size.
+        step = min(SPREAD, (SLOT - 16) / max(len(group) - 1, 1))
         for index, entry in enumerate(group):
-            x = centre + (index - (len(group) - 1) / 2) * SPREAD
+            x = centre + (index - (len(group) - 1) / 2) * step
             parts.append(_mark(entry, x, y_of(gpus)))
     return "\n".join(parts)

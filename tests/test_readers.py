@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -395,3 +396,45 @@ def test_two_builds_are_byte_identical(tmp_path: Path) -> None:
         outputs.append(out)
     for name in ("filter.html", "chart.html", "coverage.html", export.OUTPUT_PATH):
         assert (outputs[0] / name).read_bytes() == (outputs[1] / name).read_bytes(), name
+
+
+def test_unreadable_size_is_reported_and_left_out(make_app: Any, tmp_path: Path) -> None:
+    srcdir = tmp_path / "src"
+    shutil.copytree(READERS, srcdir)
+    (srcdir / "data" / "70b.yaml").write_text("size: 70B\nentries: [{tag: MIN}]\n", encoding="utf-8")
+    for page in srcdir.glob("*.rst"):
+        page.unlink()
+    (srcdir / "index.rst").write_text(
+        "Index\n=====\n\n.. rl-resource-chart::\n\n.. rl-resource-coverage::\n", encoding="utf-8"
+    )
+    app = make_app("html", srcdir=_root_path(srcdir))
+    app.build()
+    unreadable = [line for line in warning_lines(app) if "data_unreadable" in line]
+    assert unreadable == [
+        "<srcdir>/index.rst:4: WARNING: the data for size '70B' could not be read (<srcdir>/data/70b.yaml); "
+        "rl-resource-chart leaves its rows out: fix the problems reported for that file [rlresources.data_unreadable]",
+        "<srcdir>/index.rst:6: WARNING: the data for size '70B' could not be read (<srcdir>/data/70b.yaml); "
+        "rl-resource-coverage leaves its rows out: fix the problems reported for that file "
+        "[rlresources.data_unreadable]",
+    ]
+    doctree = app.env.get_doctree("index")
+    (chart_node,) = doctree.findall(rlresources_chart)
+    assert "70B ·" not in chart_node["svg"] and "7B · MIN" in chart_node["svg"]
+    coverage_table = next(t for t in doctree.findall(nodes.table) if "rlresources-coverage" in t["classes"])
+    assert ["70B", "GRPO", "?", "?"] in body_rows(coverage_table)
+
+
+def test_row_attributes_are_escaped() -> None:
+    from sphinx_rlresources.filtering import _attributes
+
+    assert _attributes({"device": 'H"><script>', "gpus": "8"}) == (
+        ' data-rl-device="H&quot;&gt;&lt;script&gt;" data-rl-gpus="8"'
+    )
+
+
+def test_many_marks_at_one_point_stay_within_their_size() -> None:
+    rows = [entry(device=f"D{i}") for i in range(40)]
+    svg = chart.render_svg(["7B", "70B"], rows)
+    xs = [float(x) for x in re.findall(r'<circle cx="([\d.]+)"', svg)[1:]]  # the first is the legend's
+    assert len(xs) == 40
+    assert min(xs) >= chart.LEFT + 8 - 0.05 and max(xs) <= chart.LEFT + chart.SLOT - 8 + 0.05
