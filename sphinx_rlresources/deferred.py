@@ -12,8 +12,9 @@ and any other extension's) and everything after it (the pickled doctree, the
 post-transforms, the writers) sees the very tree the directive built.
 
 A table is left as it is when a transform *could* change its rows: when a cell holds
-text that smart quotes would rewrite (quotes, ``--``, ``...``), when the document is
-translated (the i18n transform may replace cell text), or when a row holds a node
+text that smart quotes would rewrite (quotes, ``--``, ``...``) and the body does not
+opt out of them (the directive's does: data is shown as written), when the document
+is translated (the i18n transform may replace cell text), or when a row holds a node
 other than the plain ones above.
 """
 
@@ -63,12 +64,13 @@ class rlresources_rows(nodes.comment):  # docutils names node classes in lowerca
         return obj
 
 
-def _plain(rows: list[nodes.Node]) -> bool:
-    for row in rows:
+def _plain(body: nodes.Element) -> bool:
+    quotes = body.get("support_smartquotes") is not False
+    for row in body.children:
         for node in row.findall(include_self=True):
             if not isinstance(node, _PLAIN):
                 return False
-            if isinstance(node, nodes.Text) and any(mark in node for mark in _SMART):
+            if quotes and isinstance(node, nodes.Text) and any(mark in node for mark in _SMART):
                 return False
     return True
 
@@ -84,7 +86,7 @@ def defer_rows(table: nodes.Element, language: str | None) -> bool:
         for body in group.children
         if isinstance(body, nodes.tbody)
     ]
-    if not bodies or not all(body.children and _plain(body.children) for body in bodies):
+    if not bodies or not all(body.children and _plain(body) for body in bodies):
         return False
     for body in bodies:
         holder = rlresources_rows()
