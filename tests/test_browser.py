@@ -125,11 +125,15 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 def _open(browser: Any, url: str) -> Any:
     """Load ``url`` and wait until the script has built the controls; return the filter block."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
-    browser.get(url)
+    try:
+        browser.get(url)
+    except TimeoutException:  # a renderer starved by a busy machine: one more try
+        browser.get(url)
     WebDriverWait(browser, 30).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".rlresources-filter-status"))
     )
