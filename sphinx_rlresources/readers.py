@@ -9,6 +9,7 @@ gets the compact table the chart is drawn from, which HTML also offers under the
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -222,8 +223,6 @@ class RLResourceChart(_ReaderDirective):
 
 
 def visit_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
-    from html import escape
-
     self.body.append(self.starttag(node, "figure", ""))
     self.body.append(node["svg"])  # built by chart.render_svg, which escapes every text from the data
     self.body.append(f'<details class="rlresources-chart-data"><summary>{escape(node.get("summary", ""))}</summary>\n')
@@ -241,9 +240,9 @@ class RLResourceCoverage(_ReaderDirective):
 
     kind = "rl-resource-coverage"
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
-        # the tasks shown as columns (comma list); every task the data names by default
+        # the tasks shown (comma list); every task the data names by default
         "tasks": directives.unchanged_required,
-        # the sizes shown as rows (comma list); every data file by default
+        # the sizes shown (comma list); every data file by default
         "sizes": directives.unchanged_required,
         "name": directives.unchanged,
         "class": directives.class_option,
@@ -321,8 +320,6 @@ class RLResourceCoverage(_ReaderDirective):
 
 
 def visit_mark_html(self: HTML5Translator, node: rlresources_mark) -> None:
-    from html import escape
-
     label = escape(node.get("label", ""), quote=True)
     classes = escape(" ".join(node.get("classes", [])), quote=True)
     self.body.append(f'<span class="{classes}" role="img" aria-label="{label}" title="{label}">{node.astext()}</span>')
