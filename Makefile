@@ -30,6 +30,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
+## fuzz: the long fuzz run (5,000 examples per property; FUZZ_EXAMPLES=N to change)
+FUZZ_EXAMPLES ?= 5000
+fuzz: $(STAMP)
+	RLRESOURCES_FUZZ=long RLRESOURCES_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/test_fuzz.py -q --hypothesis-show-statistics
+
 ## test: everything CI runs
 test: lint typecheck unit
 

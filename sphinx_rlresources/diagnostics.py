@@ -80,6 +80,13 @@ class Diagnostic:
     message: str = field(compare=False)
     severity: str = field(default="error", compare=False)
 
+    def __post_init__(self) -> None:
+        # Messages quote untrusted text (keys, script lines, commit subjects): a line break
+        # in one would forge a second "path:line:col: error:" line that CI annotates.
+        if not self.message.isprintable():
+            safe = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in self.message)
+            object.__setattr__(self, "message", safe)
+
     @property
     def location(self) -> str:
         """``path:line:col`` (or less where the line is not known)."""

@@ -127,8 +127,15 @@ def _mark(node: yaml.Node) -> tuple[int, int]:
 
 
 def short(text: str, limit: int = 60) -> str:
-    """Untrusted text cut to a length a message can quote (a key may be a megabyte long)."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    """Untrusted text made fit to quote in a one-line message.
+
+    Cut to a length (a key may be a megabyte long), with line breaks and other control
+    characters escaped: a key holding a line break would otherwise forge a second
+    ``path:line:col: error:`` line in the output that CI annotates.
+    """
+    head = text[: limit + 1]
+    shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in head)
+    return shown if len(shown) <= limit and len(text) <= limit else shown[: limit - 3] + "..."
 
 
 def _shown_tag(tag: str) -> str:
@@ -138,7 +145,24 @@ def _shown_tag(tag: str) -> str:
     return short(tag)
 
 
+def _reader_problem(err: yaml.reader.ReaderError, source: str) -> Problem:
+    """A character YAML refuses (NUL, BEL, a lone surrogate...), placed where it stands."""
+    position = err.position if isinstance(err.position, int) else 0
+    before = source[:position]
+    line = before.count("\n") + 1
+    column = position - (before.rfind("\n") + 1) + 1
+    code = err.character if isinstance(err.character, int) else ord(str(err.character)[:1] or "\0")
+    return Problem(
+        line,
+        column,
+        f"invalid YAML: the character U+{code:04X} is not allowed in YAML text; remove it "
+        "(or write it as an escape such as \\x07 inside double quotes)",
+    )
+
+
 def _syntax_problem(err: yaml.YAMLError, source: str = "") -> Problem:
+    if isinstance(err, yaml.reader.ReaderError):
+        return _reader_problem(err, source)
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = getattr(err, "problem", None) or str(err)
@@ -146,13 +170,17 @@ def _syntax_problem(err: yaml.YAMLError, source: str = "") -> Problem:
     started = getattr(err, "context_mark", None)
     if context and started is not None and mark is not None and started.line != mark.line:
         context = f"{context} (opened at line {started.line + 1}, column {started.column + 1})"
-    text = f"{context}, {problem}" if context else str(problem)
+    text = " ".join((f"{context}, {problem}" if context else str(problem)).split())  # one line
     hint = "check the indentation and the quoting around this place"
     # libyaml's message does not name the tab, so look at the line itself.
     lines = source.split("\n", line)[line - 1 : line] if mark is not None else []
-    if "'\\t'" in text or "tab" in text.lower() or (lines and "\t" in lines[0][:column]):
+    if "'\\t'" in text or "tab character" in text or (lines and "\t" in lines[0][:column]):
         hint = "YAML does not allow tabs for indentation; indent with spaces"
     return Problem(line, column, f"invalid YAML: {text}; {hint}")
+
+
+#: Line breaks to YAML 1.1 that editors do not count: every mark after one would be off.
+_ODD_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 #: Below this bound on the nesting depth, libyaml's recursive composer is safe; above
@@ -330,6 +358,21 @@ def load(text: str) -> YamlDocument:
     only comments) yields a document whose value is ``None``: the caller decides what
     that means.
     """
+    odd = _ODD_BREAKS.search(text)
+    if odd:
+        before = text[: odd.start()]
+        line, column = before.count("\n") + 1, odd.start() - (before.rfind("\n") + 1) + 1
+        name = {"\x85": "NEXT LINE", "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}[odd.group()]
+        raise YamlError(
+            [
+                Problem(
+                    line,
+                    column,
+                    f"the character U+{ord(odd.group()):04X} ({name}) is a line break to YAML but not to "
+                    "editors, so lines would be counted wrongly; replace it with a normal line break or remove it",
+                )
+            ]
+        )
     try:
         if _depth_bound(text) > _SAFE_COMPOSE_DEPTH:
             _check_depth(text)
@@ -338,6 +381,8 @@ def load(text: str) -> YamlDocument:
         raise YamlError([_syntax_problem(err, text)]) from None
     except RecursionError:
         raise YamlError([Problem(1, 1, f"values are nested more than {MAX_DEPTH} levels deep")]) from None
+    except UnicodeEncodeError as err:  # a lone surrogate: only from callers, never from decode()
+        raise YamlError([Problem(1, err.start + 1, "the text holds a lone surrogate character; remove it")]) from None
     if root is None:
         return YamlDocument(value=None)
     # Without an anchor (&) there is no alias, so every node is built once and the node

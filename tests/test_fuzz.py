@@ -1,0 +1,286 @@
+"""Fuzzing: whatever a data file or a script holds, the answer is diagnostics, never a traceback.
+
+Property-based tests (hypothesis) feed random YAML documents, random byte soups,
+mutations of a valid data file and random script texts to the loader, the checks, the
+script reader and ``rlresources lint``.  Each must either succeed or return located
+diagnostics.
+
+CI runs the ``ci`` profile (a few dozen examples per test, well under a minute in
+all).  A long run locally::
+
+    RLRESOURCES_FUZZ=long .venv/bin/python -m pytest tests/test_fuzz.py -q --hypothesis-show-statistics
+
+(or ``make fuzz``).  ``RLRESOURCES_FUZZ_EXAMPLES=N`` sets the number of examples per
+test of the long profile (default 5,000).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import string
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sphinx_rlresources.cli import main as rlresources
+from sphinx_rlresources.diagnostics import Diagnostic, Subtype
+from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.scriptread import read_script
+
+settings.register_profile(
+    "ci",
+    max_examples=100,
+    deadline=None,
+    derandomize=True,  # the same examples on every CI run: a failure is reproducible
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long",
+    max_examples=int(os.environ.get("RLRESOURCES_FUZZ_EXAMPLES", "5000")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+FUZZ = settings.get_profile(os.environ.get("RLRESOURCES_FUZZ", "ci"))
+
+CORPUS_ROOT = Path(__file__).parent / "corpus" / "_root"
+SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"
+VALID = f"""\
+# Verified RL training configurations for 7B models.
+size: 7B
+entries:
+  - tag: MIN
+    model: Qwen2-7B
+    task: GRPO
+    gpus: 8
+    device: H100
+    max_batch: 64
+    train: fsdp
+    infer: vllm
+    infer_version: "0.8.2"
+    script: {SCRIPT}
+    contributor:
+      name: Xiangyongan
+      github: Xiangyongan
+    model_id: Qwen/Qwen2-7B-Instruct
+    tested: 2025-06-25
+    notes: needs offload
+"""
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One repository reused by every example (hypothesis runs many examples per test)."""
+    root = tmp_path_factory.mktemp("fuzz")
+    (root / "data").mkdir()
+    shutil.copytree(CORPUS_ROOT / "examples", root / "examples")
+    return root
+
+
+def check_load(root: Path, data: bytes, name: str = "7b.yaml") -> list[Diagnostic]:
+    """Load ``data`` as the only data file; assert the result is well-formed, never raised."""
+    for old in (root / "data").iterdir():
+        old.unlink()
+    (root / "data" / name).write_bytes(data)
+    dataset = load_dataset(root / "data", root, LoadOptions(max_file_bytes=200_000))
+    lines = data.count(b"\n") + data.count(b"\r") + 1
+    for diag in dataset.diagnostics:
+        assert isinstance(diag.subtype, Subtype)
+        assert diag.message and "\n" not in diag.message
+        assert len(diag.message) < 2_000  # never an expanded structure or a whole file
+        assert 0 <= diag.line <= lines + 1, diag
+        assert diag.column >= 0
+        assert "Traceback" not in diag.message
+    readable = [size for size in dataset.sizes.values() if size.readable]
+    for size in readable:
+        for entry in size.entries:  # a row that reached the table is fully typed
+            assert isinstance(entry.gpus, int) and not isinstance(entry.gpus, bool)
+            assert isinstance(entry.model, str) and isinstance(entry.contributor.name, str)
+    return dataset.diagnostics
+
+
+# -- strategies -------------------------------------------------------------------------
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+    st.sampled_from(["MIN", "RECOMMENDED", "7B", "0.10", "2025-06-25", "yes", "~", "8", SCRIPT, "../x.sh"]),
+)
+plain_data = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(
+            st.one_of(
+                st.sampled_from(["size", "entries", "tag", "gpus", "script", "contributor", "name", "url"]),
+                st.text(max_size=10),
+            ),
+            children,
+            max_size=6,
+        ),
+    ),
+    max_leaves=40,
+)
+
+#: Pieces of YAML syntax, glued at random: anchors, aliases, tags, flow and block
+#: collections, directives, block scalars, merge keys, tabs, quotes and comments.
+YAML_PIECES = [
+    "size", "entries", "gpus", "tag", "script", ": ", ":", "- ", "-", "\n", "\n  ", "\n    ", "\t", " ",
+    "[", "]", "{", "}", ",", "&a ", "*a", "&b ", "*b", "<<: ", "!!str ", "!!int ", "!!python/object/apply:os.system ",
+    "!custom ", "!!binary ", "!!set ", "? ", "|", ">", "'", '"', "#", "---\n", "...\n", "%YAML 1.1\n", "%TAG ! x\n",
+    "7B", "8", "0.10", "010", "0x10", "1:30", "yes", "~", "2025-06-25", ".inf", "1e999", "\\", "\ufeff", "\x85",
+    "é", "\u2028", "\x00", "\x07",
+]  # fmt: skip
+yaml_soup = st.lists(st.sampled_from(YAML_PIECES), max_size=60).map("".join)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    """The valid file with a few random edits: characters, lines or bytes."""
+    data = bytearray(VALID.encode())
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        size = len(data)
+        kind = draw(st.sampled_from(["delete", "insert", "replace", "byte", "line-dup", "line-drop", "indent"]))
+        at = draw(st.integers(min_value=0, max_value=max(size - 1, 0)))
+        if kind == "delete":
+            del data[at : at + draw(st.integers(min_value=1, max_value=20))]
+        elif kind == "insert":
+            piece = draw(st.one_of(st.sampled_from(YAML_PIECES), st.text(max_size=8)))
+            data[at:at] = piece.encode("utf-8", "surrogatepass")
+        elif kind == "replace" and size:
+            data[at] = ord(draw(st.sampled_from(string.printable)))
+        elif kind == "byte" and size:
+            data[at] = draw(st.integers(min_value=0, max_value=255))
+        else:
+            lines = bytes(data).split(b"\n")
+            index = draw(st.integers(min_value=0, max_value=len(lines) - 1))
+            if kind == "line-dup":
+                lines.insert(index, lines[index])
+            elif kind == "line-drop":
+                del lines[index]
+            else:
+                lines[index] = draw(st.sampled_from([b"\t", b" ", b"   "])) + lines[index]
+            data = bytearray(b"\n".join(lines))
+    return bytes(data)
+
+
+@st.composite
+def rows(draw: st.DrawFn) -> str:
+    """Schema-shaped rows with hostile values, so the checks after the schema run too."""
+    names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9.+-]{0,10}", fullmatch=True)
+    script = draw(
+        st.one_of(
+            st.just(SCRIPT),
+            st.from_regex(r"[a-z0-9_./~-]{1,40}\.sh", fullmatch=True),
+            st.sampled_from(["/etc/passwd.sh", "../x.sh", "examples/../../x.sh", "C:/x.sh", "~/x.sh", "examples/.sh"]),
+        )
+    )
+    row = {
+        "tag": draw(st.sampled_from(["MIN", "RECOMMENDED"])),
+        "model": draw(st.text(min_size=1, max_size=40).filter(lambda s: s.isprintable())),
+        "task": draw(names),
+        "gpus": draw(st.integers(min_value=1, max_value=65536)),
+        "device": draw(names),
+        "max_batch": draw(st.one_of(st.none(), st.integers(min_value=1, max_value=10_000_000))),
+        "train": draw(names),
+        "infer": draw(names),
+        "script": script,
+        "contributor": draw(st.text(min_size=1, max_size=20).filter(lambda s: s.isprintable())),
+    }
+    return yaml.safe_dump({"size": "7B", "entries": [row]}, allow_unicode=True)
+
+
+#: Pieces of bash tuning scripts: assignments, expansions, arithmetic, quotes,
+#: continuations and the overrides the cross-check reads.
+SCRIPT_PIECES = [
+    "python3 -m verl.trainer.main_ppo ", "trainer.n_gpus_per_node=", "trainer.nnodes=", "data.train_batch_size=",
+    "actor_rollout_ref.rollout.name=", "actor_rollout_ref.model.path=", "actor_rollout_ref.model.lora_rank=",
+    "algorithm.adv_estimator=", "--config-name=", "--config-name ", "export ", "N=", "M=", "$N", "${N}", "${M:-4}",
+    "$((", "))", "$(", ")", "`", "8", "0", "-1", "999999999999999999999", "**", "*", "/", "%", "+", "-", "(", ")",
+    "'", '"', "\\\n", "\n", " ", "#", ";", "&&", "|", "$@", "$1", "vllm", "sglang", "megatron", "fsdp", "grpo",
+    "Qwen/Qwen2-7B-Instruct", "=", "$", "{", "}", "<<EOF\n", "EOF\n", "\t", "\x00", "é",
+]  # fmt: skip
+script_soup = st.lists(st.sampled_from(SCRIPT_PIECES), max_size=80).map("".join)
+
+
+# -- properties -------------------------------------------------------------------------
+
+
+@FUZZ
+@given(value=plain_data, style=st.sampled_from([None, True, False]))
+def test_random_yaml_documents(repo: Path, value: object, style: bool | None) -> None:
+    text = yaml.safe_dump(value, default_flow_style=style, allow_unicode=True)
+    check_load(repo, text.encode())
+
+
+@FUZZ
+@given(text=yaml_soup)
+def test_random_yaml_syntax(repo: Path, text: str) -> None:
+    check_load(repo, text.encode("utf-8", "surrogatepass"))
+
+
+@FUZZ
+@given(data=st.binary(max_size=300))
+def test_random_bytes(repo: Path, data: bytes) -> None:
+    check_load(repo, data)
+
+
+@FUZZ
+@given(data=mutated())
+def test_mutations_of_a_valid_file(repo: Path, data: bytes) -> None:
+    check_load(repo, data)
+
+
+@FUZZ
+@given(text=rows())
+def test_schema_valid_rows_with_hostile_values(repo: Path, text: str) -> None:
+    found = check_load(repo, text.encode())
+    subtypes = {d.subtype for d in found}
+    assert Subtype.YAML not in subtypes and Subtype.FILE not in subtypes  # safe_dump writes valid YAML
+
+
+@FUZZ
+@given(text=script_soup)
+def test_random_script_texts(repo: Path, text: str) -> None:
+    settings_ = read_script(text)
+    for problem in settings_.problems:
+        assert problem.line >= 1 and problem.message
+    # the same text as the script of a valid row: the cross-check answers with diagnostics
+    (repo / SCRIPT).write_text(text, "utf-8", "surrogatepass")
+    try:
+        check_load(repo, VALID.encode())
+    finally:
+        shutil.copyfile(CORPUS_ROOT / SCRIPT, repo / SCRIPT)
+
+
+@FUZZ
+@given(data=st.one_of(mutated(), yaml_soup.map(str.encode)))
+def test_rlresources_lint_never_fails_to_run(repo: Path, data: bytes) -> None:
+    check_load(repo, data)
+    out, err = io.StringIO(), io.StringIO()
+    with _cwd(repo), redirect_stdout(out), redirect_stderr(err):
+        status = rlresources(["lint", "--data", "data", "--root", ".", "--scripts", "examples/tuning"])
+    assert err.getvalue() == ""
+    assert status in (0, 1)
+    assert out.getvalue().splitlines()[-1].startswith("rlresources: ")
+
+
+class _cwd:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.old = Path.cwd()
+
+    def __enter__(self) -> None:
+        self.old = Path.cwd()
+        os.chdir(self.path)
+
+    def __exit__(self, *exc: object) -> None:
+        os.chdir(self.old)
