@@ -16,7 +16,7 @@ ENV_VERSION = 1
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the directive, the configuration values and the build events."""
-    from . import config, deferred, extension, filtering, freshness_ext, layout, readers
+    from . import config, deferred, extension, filtering, freshness_ext, layout, outputs, readers
     from .directive import RLResourceTable
     from .i18n import LOCALE_DIR, MESSAGE_CATALOG
 
@@ -27,6 +27,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-before-read-docs", extension.on_env_before_read_docs)
     app.connect("env-purge-doc", extension.on_env_purge_doc)
     app.connect("env-merge-info", extension.on_env_merge_info)
+    app.connect("env-updated", outputs.check_download_folder)  # before writing the script copies
     app.connect("doctree-resolved", layout.on_doctree_resolved)
     app.connect("builder-inited", layout.on_builder_inited)
     app.add_directive("rl-resource-table", RLResourceTable)
