@@ -27,6 +27,27 @@ if sphinx.version_info[:2] < (7, 3):  # Sphinx 7.2's fixtures need its own path 
         Path(self).mkdir(mode=mode, parents=parents, exist_ok=exist_ok)
 
     _root_path.mkdir = _mkdir  # type: ignore[attr-defined]
+
+    from docutils.parsers.rst import directives as _directives
+    from docutils.parsers.rst import roles as _roles
+    from sphinx.util import docutils as _sphinx_docutils
+
+    _PRISTINE = (dict(_directives._directives), dict(_roles._roles))  # type: ignore[attr-defined]
+
+    @pytest.fixture(autouse=True)
+    def _docutils_namespace() -> Any:
+        """Start every test with no Sphinx nodes, directives or roles registered.
+
+        On 7.2 an application made outside the testing fixtures (``Sphinx(...)``, even in
+        a module-scoped fixture) leaves them registered, and every later test app then
+        warns "node class ... is already registered"; later versions do not.
+        """
+        _directives._directives = dict(_PRISTINE[0])  # type: ignore[attr-defined]
+        _roles._roles = dict(_PRISTINE[1])  # type: ignore[attr-defined]
+        for node in list(_sphinx_docutils.additional_nodes):
+            _sphinx_docutils.unregister_node(node)
+            _sphinx_docutils.additional_nodes.discard(node)
+        yield
 else:
     _root_path = Path
 
