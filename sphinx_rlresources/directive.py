@@ -26,6 +26,7 @@ from .diagnostics import Subtype
 from .extension import ALL, get_dataset, note_use, warn_at
 from .filtering import filter_flag, make_filterable
 from .freshness_ext import add_markers
+from .gcpause import without_gc
 from .i18n import HEADERS, _
 from .model import DataSet, Entry, size_order
 
@@ -156,6 +157,7 @@ class RLResourceTable(SphinxDirective):
 
     # -- drawing --------------------------------------------------------------------
 
+    @without_gc  # thousands of kept nodes: see gcpause
     def _run(self) -> list[nodes.Node]:
         dataset = get_dataset(self.env)
         wanted = self.arguments[0].strip()

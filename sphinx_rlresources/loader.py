@@ -13,6 +13,7 @@ from pathlib import Path
 
 from . import checks, freshness
 from .diagnostics import Diagnostic, Subtype, relpath
+from .gcpause import without_gc
 from .model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
 from .placeholders import replace_schema_errors
 from .validation import validate
@@ -106,6 +107,7 @@ def _entries(doc: YamlDocument, label: str, shown: str) -> list[Entry]:
     return entries
 
 
+@without_gc  # tens of thousands of kept objects: see gcpause
 def load_dataset(
     data_dir: Path,
     root: Path,

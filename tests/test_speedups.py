@@ -139,3 +139,37 @@ def test_one_lookup_per_folder_agrees_with_resolving_every_path(tmp_path: Path) 
     known: dict[Path, Path] = {}
     for entry in dataset.entries:  # a shared cache answers as a fresh one does
         assert checks.resolve_script(entry, root, known) == checks.resolve_script(entry, root)
+
+
+def test_the_collector_is_paused_while_loading_and_drawing_and_restored_after(tmp_path: Path) -> None:
+    import gc
+
+    from sphinx_rlresources import loader
+    from sphinx_rlresources.gcpause import without_gc
+
+    states: list[bool] = []
+
+    @without_gc
+    def work(fail: bool) -> None:
+        states.append(gc.isenabled())
+        if fail:
+            raise ValueError
+
+    assert gc.isenabled()
+    work(False)
+    with pytest.raises(ValueError):
+        work(True)
+    assert states == [False, False]
+    assert gc.isenabled()
+    gc.disable()  # a caller that paused it itself keeps it paused
+    try:
+        work(False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    # the two places that build many objects use it
+    assert loader.load_dataset.__wrapped__  # type: ignore[attr-defined]
+    assert directive.RLResourceTable._run.__wrapped__  # type: ignore[attr-defined]
+    (tmp_path / "data").mkdir()
+    loader.load_dataset(tmp_path / "data", tmp_path)
+    assert gc.isenabled()
