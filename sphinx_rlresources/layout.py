@@ -37,23 +37,28 @@ PADDING = 5
 _BREAKS = re.compile(r"[\s_/-]+")
 
 
-def cell_width(text: str) -> int:
+def cell_width(text: str, split_words: bool = True) -> int:
     """How wide a cell wants to be: its text up to the cap, but never below its longest word.
 
-    A word here is what LaTeX cannot break (``vllm0.8.3``, ``RECOMMENDED``); a column
-    narrower than that would overflow into its neighbour.
+    For LaTeX a word is what it cannot break (``vllm0.8.3``, ``RECOMMENDED``; a script
+    name breaks after ``_``), capped like the text; a column narrower than that would
+    overflow into its neighbour.  The text writer would cut a word at the column edge,
+    so there (``split_words=False``) a word is everything between spaces, uncapped.
     """
     text = text.strip()
-    word = max((len(part) for part in _BREAKS.split(text)), default=0)
-    return max(MIN_WIDTH, min(MAX_WIDTH, max(word, min(len(text), MAX_WIDTH))))
+    parts = _BREAKS.split(text) if split_words else text.split()
+    word = max((len(part) for part in parts), default=0)
+    if split_words:
+        word = min(word, MAX_WIDTH)
+    return max(MIN_WIDTH, word, min(len(text), MAX_WIDTH))
 
 
-def column_widths(table: nodes.table, padding: int = 0) -> list[int]:
+def column_widths(table: nodes.table, padding: int = 0, split_words: bool = True) -> list[int]:
     """The widest cell of each column (header included), by :func:`cell_width`."""
     widths: list[int] = []
     for row in table.findall(nodes.row):
         for index, entry in enumerate(row.children):
-            length = cell_width(entry.astext()) + padding
+            length = cell_width(entry.astext(), split_words) + padding
             if index >= len(widths):
                 widths.append(length)
             else:
@@ -61,13 +66,13 @@ def column_widths(table: nodes.table, padding: int = 0) -> list[int]:
     return widths
 
 
-def _set_widths(table: nodes.table, padding: int) -> bool:
+def _set_widths(table: nodes.table, padding: int, split_words: bool = True) -> bool:
     """Give an auto-width table content-based widths; False when the author chose them."""
     classes = table["classes"]
     if "colwidths-auto" not in classes:
         return False  # the page author gave :widths: - keep them
     colspecs = list(table.findall(nodes.colspec))
-    widths = column_widths(table, padding)
+    widths = column_widths(table, padding, split_words)
     if len(colspecs) != len(widths):
         return False
     for colspec, width in zip(colspecs, widths, strict=True):
@@ -124,7 +129,7 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
         elif fmt == "html":
             _breakable_literals(table, "html")
         else:
-            _set_widths(table, 0)
+            _set_widths(table, 0, split_words=False)
 
 
 def on_builder_inited(app: Sphinx) -> None:
