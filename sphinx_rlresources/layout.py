@@ -129,7 +129,7 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
         elif fmt == "html":
             _breakable_literals(table, "html")
         else:
-            _set_widths(table, 0, split_words=False)
+            _set_widths(table, 2, split_words=False)  # the text writer quotes code: "name"
 
 
 def on_builder_inited(app: Sphinx) -> None:
