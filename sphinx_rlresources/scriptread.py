@@ -530,7 +530,7 @@ class _Lexer:
             body = text[self.pos + 2 : min(end, len(text))]
             self._advance_to(end + 1)
             parts.append(Lit(_ansi_c(body), True))
-        elif nxt and (nxt.isalpha() or nxt == "_"):
+        elif nxt and ((nxt.isascii() and nxt.isalpha()) or nxt == "_"):  # bash names are ASCII ($é is text)
             match = _NAME_RE.match(text, self.pos + 1)
             assert match is not None
             parts.append(Var(match.group(0), None, (), quoted))

@@ -206,7 +206,7 @@ SCRIPT_PIECES = [
     "algorithm.adv_estimator=", "--config-name=", "--config-name ", "export ", "N=", "M=", "$N", "${N}", "${M:-4}",
     "$((", "))", "$(", ")", "`", "8", "0", "-1", "999999999999999999999", "**", "*", "/", "%", "+", "-", "(", ")",
     "'", '"', "\\\n", "\n", " ", "#", ";", "&&", "|", "$@", "$1", "vllm", "sglang", "megatron", "fsdp", "grpo",
-    "Qwen/Qwen2-7B-Instruct", "=", "$", "{", "}", "<<EOF\n", "EOF\n", "\t", "\x00", "é",
+    "Qwen/Qwen2-7B-Instruct", "=", "$", "{", "}", "<<EOF\n", "EOF\n", "\t", "\x00", "é", "１", "٣", "ß",
 ]  # fmt: skip
 script_soup = st.lists(st.sampled_from(SCRIPT_PIECES), max_size=80).map("".join)
 
