@@ -38,6 +38,10 @@ fuzz: $(STAMP)
 ## test: everything CI runs
 test: lint typecheck unit
 
+## bench: the performance benchmark, directive vs hand-written tables (a few minutes; docs/performance.rst)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
+
 ## locale: extract the translatable strings into the .pot, update each .po, compile the .mo
 LOCALE := sphinx_rlresources/locale
 locale: $(STAMP)
