@@ -15,7 +15,9 @@ author = "sphinx-rlresources developers"
 copyright = "2026, sphinx-rlresources developers"
 version = release = sphinx_rlresources.__version__
 
-extensions = ["sphinx_rlresources", "rlr_docs"]
+extensions = ["sphinx_rlresources", "rlr_docs", "myst_parser"]
+# Markdown (MyST) pages beside reStructuredText ones: see compatibility.rst.
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 
 # The data and the scripts live at the repository root, beside docs/.
 rlresources_data_dir = "../data"
