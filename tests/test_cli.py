@@ -151,7 +151,8 @@ def test_github_format_escapes_newlines_and_property_separators() -> None:
     from sphinx_rlresources.diagnostics import Diagnostic, Subtype
 
     diag = Diagnostic("a,b:c.yaml", 0, 0, Subtype.FILE, "50% bad\nnext")
-    assert cli.format_github(diag) == "::error file=a%2Cb%3Ac.yaml,title=rlresources.file::50%25 bad%0Anext"
+    # A Diagnostic already escapes control characters (a message is always one line).
+    assert cli.format_github(diag) == "::error file=a%2Cb%3Ac.yaml,title=rlresources.file::50%25 bad\\nnext"
 
 
 def test_lint_defaults_come_from_the_nearest_pyproject(

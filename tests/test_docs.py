@@ -10,6 +10,7 @@ import pytest
 from conftest import REPO
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.util.docutils import docutils_namespace
 
 SIZES = ["0.5B", "1.5B", "3B", "7B", "14B", "32B", "70B", "405B", "671B"]
 ROWS = {"0.5B": 1, "1.5B": 1, "3B": 1, "7B": 2, "14B": 2, "32B": 2, "70B": 3, "405B": 0, "671B": 0}
@@ -19,18 +20,21 @@ ROWS = {"0.5B": 1, "1.5B": 1, "3B": 1, "7B": 2, "14B": 2, "32B": 2, "70B": 3, "4
 def docs_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Sphinx, str]:
     out = tmp_path_factory.mktemp("docs")
     warnings = io.StringIO()
-    app = Sphinx(
-        srcdir=str(REPO / "docs"),
-        confdir=str(REPO / "docs"),
-        outdir=str(out / "html"),
-        doctreedir=str(out / "doctrees"),
-        buildername="html",
-        status=None,
-        warning=warnings,
-        freshenv=True,
-        confoverrides={"nitpicky": True},
-    )
-    app.build()
+    # docutils_namespace: the directives and roles this build registers must not stay
+    # registered for the in-process builds of later tests.
+    with docutils_namespace():
+        app = Sphinx(
+            srcdir=str(REPO / "docs"),
+            confdir=str(REPO / "docs"),
+            outdir=str(out / "html"),
+            doctreedir=str(out / "doctrees"),
+            buildername="html",
+            status=None,
+            warning=warnings,
+            freshenv=True,
+            confoverrides={"nitpicky": True},
+        )
+        app.build()
     return app, warnings.getvalue()
 
 
