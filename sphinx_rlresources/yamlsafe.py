@@ -195,7 +195,7 @@ def _depth_bound(text: str) -> int:
     Flow collections need an opening bracket each; a block collection nested in another
     starts further right, except a sequence under a key, so at most two levels per column.
     """
-    longest = max((len(line) for line in re.split("[\r\n]", text)), default=0)
+    longest = max(map(len, text.split("\n")), default=0)  # a lone \r only makes the bound larger
     return text.count("[") + text.count("{") + 2 * longest + 2
 
 
