@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 import sphinx
+from docutils.parsers.rst import directives as _directives
+from docutils.parsers.rst import roles as _roles
+from sphinx.util import docutils as _sphinx_docutils
 
 pytest_plugins = ["sphinx.testing.fixtures"]
 
@@ -28,26 +31,6 @@ if sphinx.version_info[:2] < (7, 3):  # Sphinx 7.2's fixtures need its own path 
 
     _root_path.mkdir = _mkdir  # type: ignore[attr-defined]
 
-    from docutils.parsers.rst import directives as _directives
-    from docutils.parsers.rst import roles as _roles
-    from sphinx.util import docutils as _sphinx_docutils
-
-    _PRISTINE = (dict(_directives._directives), dict(_roles._roles))  # type: ignore[attr-defined]
-
-    @pytest.fixture(autouse=True)
-    def _docutils_namespace() -> Any:
-        """Start every test with no Sphinx nodes, directives or roles registered.
-
-        On 7.2 an application made outside the testing fixtures (``Sphinx(...)``, even in
-        a module-scoped fixture) leaves them registered, and every later test app then
-        warns "node class ... is already registered"; later versions do not.
-        """
-        _directives._directives = dict(_PRISTINE[0])  # type: ignore[attr-defined]
-        _roles._roles = dict(_PRISTINE[1])  # type: ignore[attr-defined]
-        for node in list(_sphinx_docutils.additional_nodes):
-            _sphinx_docutils.unregister_node(node)
-            _sphinx_docutils.additional_nodes.discard(node)
-        yield
 else:
     _root_path = Path
 
@@ -68,6 +51,26 @@ if sphinx.version_info[:2] < (8, 0):
         return result
 
     WarningLogRecordTranslator.filter = _tagged  # type: ignore[method-assign]
+
+
+_PRISTINE = (dict(_directives._directives), dict(_roles._roles))  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _docutils_namespace() -> Any:
+    """Start every test with no Sphinx nodes, directives or roles registered.
+
+    An application made outside the testing fixtures (``Sphinx(...)`` or ``build_main``,
+    even in a module-scoped fixture) can leave them registered, and every later test app
+    then warns "node class ... is already registered" (Sphinx 7.2, and 9.2 for
+    directives).
+    """
+    _directives._directives = dict(_PRISTINE[0])  # type: ignore[attr-defined]
+    _roles._roles = dict(_PRISTINE[1])  # type: ignore[attr-defined]
+    for node in list(_sphinx_docutils.additional_nodes):
+        _sphinx_docutils.unregister_node(node)
+        _sphinx_docutils.additional_nodes.discard(node)
+    yield
 
 
 @pytest.fixture(scope="session")
