@@ -37,3 +37,11 @@ html_title = "sphinx-rlresources"
 html_static_path = ["_static"]
 exclude_patterns = ["_build"]
 nitpicky = True
+
+# PDF (make latexpdf, Read the Docs): characters pdflatex does not know by default.
+latex_elements = {
+    "preamble": r"""
+\DeclareUnicodeCharacter{2194}{\ensuremath{\leftrightarrow}}
+\DeclareUnicodeCharacter{2713}{\ensuremath{\checkmark}}
+""",
+}
