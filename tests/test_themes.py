@@ -19,8 +19,8 @@ pytestmark = pytest.mark.browser
 THEMES = ["alabaster", "sphinx_rtd_theme", "furo"]
 
 
-def _scheme(browser: Any, dark: bool) -> None:
-    browser.execute_cdp_cmd(
+def _scheme(driver: Any, dark: bool) -> None:
+    driver.execute_cdp_cmd(
         "Emulation.setEmulatedMedia",
         {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]},
     )
