@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+from conftest import REPO
+
 from sphinx_rlresources.config import CONFIG_VALUES
 from sphinx_rlresources.diagnostics import Subtype
 from sphinx_rlresources.directive import RLResourceTable
-
-from conftest import REPO
 
 
 def docs_text() -> str:
