@@ -77,7 +77,17 @@ def test_sdist_holds_the_sources_tests_and_docs(dist: Path) -> None:
     (sdist,) = dist.glob("sphinx_rlresources-*.tar.gz")
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    for needed in ("pyproject.toml", "README.md", "CHANGELOG.md", "docs/conf.py", "tests/conftest.py", "data/70b.yaml"):
+    for needed in (
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        "docs/conf.py",
+        "tests/conftest.py",
+        "data/70b.yaml",
+        ".ci/matrix",
+        ".readthedocs.yaml",
+        ".pre-commit-config.yaml",
+    ):
         assert needed in names, needed
     assert not any(name.startswith(("docs/_build/", ".venv", "benchmarks/_work/")) for name in names)
 
