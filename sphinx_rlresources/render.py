@@ -23,7 +23,9 @@ from .model import DataSet, Entry
 from .urltemplate import url_template_problem
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
-_RST_LEADING = re.compile(r"^([-+•#]|\d+[.)]|\.\.|[A-Za-z][.)]\s)")
+_RST_COLON = re.compile(r":(?=\S)")
+_RST_TRANSITION = re.compile(r"^([!-/:-@\[-`{-~])\1{3,}$")
+_RST_LEADING = re.compile(r"^([-+•#/]|\(?(\d+|[A-Za-z]|[ivxlcdmIVXLCDM]+|#)[.)](\s|$)|\.\.)")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
@@ -53,8 +55,14 @@ def _escape(text: str, special: re.Pattern[str], always: str) -> str:
 def rst_text(text: str) -> str:
     """Text that reST shows literally (inline markup and leading list markers escaped)."""
     escaped = _escape(text, _RST_SPECIAL, "\\`")
+    # A colon before a non-space starts a standalone link (javascript:..., mailto:...),
+    # a field list (:x: y) or a literal block (a::); an at-sign makes an email link.
+    escaped = _RST_COLON.sub(r"\\:", escaped).replace("@", "\\@")
     if _RST_LEADING.match(escaped):
         escaped = "\\" + escaped
+    if _RST_TRANSITION.match(escaped):  # ==== or \\\\ alone would be a transition
+        cut = 2 if escaped.startswith("\\") else 1
+        escaped = escaped[:cut] + "\\ " + escaped[cut:]  # an escaped space: shown as nothing
     return escaped
 
 

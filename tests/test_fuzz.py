@@ -284,3 +284,46 @@ class _cwd:
 
     def __exit__(self, *exc: object) -> None:
         os.chdir(self.old)
+
+
+#: Characters that mean something to reST, Markdown, HTML or LaTeX, and a few letters.
+MARKUP = "*`_|\\<>[]()#-+.:=!~^${}%&'\" aZ09é"
+#: Whole constructs: links a parser finds on its own, roles, footnotes, list markers.
+MARKUP_TOKENS = [
+    "javascript:alert(1)", "https://e.x/a", "mailto:a", "a@b.cd", "www.e.com", "::", ":ref:`x`", ":x: y",
+    "`x <https://e.x>`_", "[1]_", "|s|", ".. ", "* ", "1. ", "#. ", "- ", "> ", "**b**", "_t_", "<b>", "\\",
+]  # fmt: skip
+markup_text = (
+    st.lists(st.one_of(st.sampled_from(list(MARKUP)), st.sampled_from(MARKUP_TOKENS)), min_size=1, max_size=15)
+    .map("".join)
+    .map(lambda s: " ".join(s.split()))  # docutils folds runs of spaces, as a reader would
+    .filter(bool)
+)
+
+
+@FUZZ
+@given(model=markup_text, name=markup_text, notes=markup_text)
+def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes: str) -> None:
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    from sphinx_rlresources.model import Contributor, Entry, SourceRef
+    from sphinx_rlresources.render import Renderer, render_rst
+
+    entry = Entry(
+        size="7B", tag="MIN", model=model, task="GRPO", gpus=8, device="H100", max_batch=None, train="fsdp",
+        infer="vllm", script=SCRIPT, contributor=Contributor(name), source=SourceRef("7b.yaml", 1, 1), notes=notes,
+    )  # fmt: skip
+    text = render_rst([entry], ["model", "contributor", "notes"], Renderer("rst", None, "main"), "7B")
+    doctree = publish_doctree(text, settings_overrides={"report_level": 5, "halt_level": 5})
+    # INFO notes ("possible title overline") are docutils thinking aloud; anything above is a fault.
+    assert all(m["level"] < 2 for m in doctree.findall(nodes.system_message)), text
+    for message in list(doctree.findall(nodes.system_message)):
+        message.parent.remove(message)
+    (table,) = doctree.findall(nodes.table)
+    body = next(table.findall(nodes.tbody))
+    cells = [entry_.astext() for entry_ in body.findall(nodes.entry)]
+    assert cells == [model, name, notes], text
+    for cell in body.findall(nodes.entry):  # nothing became emphasis, a link, a list or a reference
+        for node in cell.findall():
+            assert isinstance(node, (nodes.entry, nodes.paragraph, nodes.Text)), (type(node).__name__, text)
