@@ -45,6 +45,9 @@ MAX_DIGITS = 100
 #: How many values aliases may add beyond the document's own nodes.  Real data files
 #: have no reason to repeat large structures; an alias bomb needs billions.
 ALIAS_EXPANSION_BUDGET = 10_000
+#: Short text values are interned: the data set is kept for the whole build, and the
+#: same words (tags, devices, backends, names) recur in every row.
+_INTERNED = 40
 #: How many characters of text aliases may add beyond the document's own length: a
 #: long string aliased thousands of times would otherwise make the schema's patterns
 #: scan gigabytes (the "quadratic blow-up"), even within the value budget.
@@ -267,6 +270,8 @@ class _Builder:
         tag = node.tag
         if tag not in _SCALAR_TAGS:
             self._refuse(node)
+        if tag == _STR and len(node.value) <= _INTERNED:
+            node.value = sys.intern(node.value)  # every row repeats MIN, H100, fsdp...: keep one copy
         self.doc.source[path] = node.value
         if tag == _STR:
             return node.value
@@ -316,7 +321,7 @@ class _Builder:
                 )
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag not in _SCALAR_TAGS:
                 raise YamlError([Problem(*_mark(key_node), "a mapping key must be a plain word, like gpus")])
-            key = key_node.value
+            key = sys.intern(key_node.value)  # the same dozen field names in every row
             where = _mark(key_node)
             if key in first_seen:
                 line, col = first_seen[key]
