@@ -124,6 +124,7 @@ def _write_project(src: Path, case: str) -> None:
 
 def _build(src: Path, out: Path, *flags: str) -> tuple[int, list[str]]:
     log = out.parent / f"{out.name}-warnings.txt"
+    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
     status = build_main(["-q", "-N", "-E", *flags, "-w", str(log), str(src), str(out)])
     text = log.read_text("utf-8") if log.exists() else ""
     return status, [line.replace(str(src), "<srcdir>") for line in text.splitlines() if line.strip()]

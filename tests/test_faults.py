@@ -8,6 +8,7 @@ what changed and shows nothing stale.
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import shutil
 from contextlib import redirect_stderr
@@ -36,10 +37,16 @@ def project(tmp_path: Path) -> Path:
     return src
 
 
+_BUILDS = itertools.count()
+
+
 def build(src: Path, *flags: str) -> tuple[int, list[str], str]:
     """One incremental build into src/_build/html: (status, warnings, stderr)."""
     out = src / "_build" / "html"
-    log = src / "_build" / "warnings.txt"
+    # a new file per build: Sphinx 7.2 never closes the -w file, so an earlier build's
+    # handle may flush into a later build's file of the same name
+    log = src / "_build" / f"warnings-{next(_BUILDS)}.txt"
+    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
     err = io.StringIO()
     with redirect_stderr(err):
         status = build_main(["-q", "-N", *flags, "-w", str(log), str(src), str(out)])

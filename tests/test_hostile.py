@@ -74,6 +74,7 @@ def sphinx_project(root: Path, conf: str = "", page: str = ".. rl-resource-table
 
 def build(src: Path, out: Path, *flags: str) -> tuple[int, list[str]]:
     log = out.parent / f"{out.name}-warnings.txt"
+    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
     status = build_main(
         ["-q", "-N", "-E", "-d", str(out.parent / f"{out.name}-doctrees"), *flags, "-w", str(log), str(src), str(out)]
     )
