@@ -84,21 +84,28 @@ class Diagnostic:
         # Messages quote untrusted text (keys, script lines, commit subjects): a line break
         # in one would forge a second "path:line:col: error:" line that CI annotates.
         if not self.message.isprintable():
-            safe = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in self.message)
-            object.__setattr__(self, "message", safe)
+            object.__setattr__(self, "message", _one_line(self.message))
 
     @property
     def location(self) -> str:
         """``path:line:col`` (or less where the line is not known)."""
+        path = _one_line(self.path)  # file names come from pull requests too
         if self.line <= 0:
-            return self.path
+            return path
         if self.column <= 0:
-            return f"{self.path}:{self.line}"
-        return f"{self.path}:{self.line}:{self.column}"
+            return f"{path}:{self.line}"
+        return f"{path}:{self.line}:{self.column}"
 
     def format(self) -> str:
         """The compiler-style line that editors and CI problem matchers read."""
         return f"{self.location}: {self.severity}: {self.message} [{self.subtype.code}]"
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters shown as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def relpath(path: Path, start: Path | None = None) -> str:

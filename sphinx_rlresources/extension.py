@@ -60,7 +60,7 @@ def warn(diagnostic: Diagnostic) -> None:
     """Log one diagnostic as a typed Sphinx warning at its data-file location."""
     # Sphinx reads a location without ':' as a document name (and appends .rst), so a
     # finding about the whole file is placed at its first line.
-    location = diagnostic.location if diagnostic.line > 0 else f"{diagnostic.path}:1"
+    location = diagnostic.location if diagnostic.line > 0 else f"{diagnostic.location}:1"
     logger.warning(
         diagnostic.message,
         type=WARNING_TYPE,

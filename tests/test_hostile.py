@@ -444,3 +444,20 @@ def test_gettext_does_not_offer_data_for_translation(hostile_builds: dict[str, P
     assert "Every free-text field" in pot  # the page's own prose is extracted
     for data in ("alert(1)", "evil.example", "textbf", "Xiangyongan", "GRPO"):
         assert data not in pot
+
+
+# -- one diagnostic, one line -------------------------------------------------------------
+
+
+def test_line_breaks_in_file_names_and_keys_cannot_forge_diagnostics(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    forged = "7b.yaml:1:1: error: forged [rlresources.yaml]"
+    root = make_repo(tmp_path, f'size: 7B\nentries: []\n"\\n{forged}": 1\n', name=f"x\n{forged}.yaml")
+    status, found = lint(root, monkeypatch, capsys)
+    assert status == 1
+    # One finding, one line: the line breaks in the file name and the key are shown as \\n.
+    assert found == [
+        "data/x\\n7b.yaml:1:1: error: forged [rlresources.yaml].yaml:3:1: error: (document): unknown field "
+        "'\\n7b.yaml:1:1: error: forged [rlresources.yaml]'. The fields are: entries, size [rlresources.schema]"
+    ]
