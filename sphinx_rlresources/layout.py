@@ -8,7 +8,9 @@ once its cells wrap, so for LaTeX every table the directive drew becomes a
 proportional to its longest cell (within bounds), which Sphinx turns into wrapping
 ``\\X`` columns.  The text writer reads the same widths as characters, so plain-text
 tables fit their content instead of wrapping every cell at an equal width.  HTML
-keeps the ``colwidths-auto`` table and lets the browser size it.
+keeps the ``colwidths-auto`` table and lets the browser size it; there, as in LaTeX,
+a script name (one long word) may break after each ``_``, and the stylesheet
+``static/rlresources-table.css`` scrolls what still does not fit inside the table.
 """
 
 from __future__ import annotations
