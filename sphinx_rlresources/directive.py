@@ -35,7 +35,8 @@ SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 def safe_url(url: str | None) -> str | None:
     """Only http, https and mailto targets are ever emitted (defence in depth)."""
-    if url and url.startswith(SAFE_SCHEMES) and not any(c.isspace() for c in url):
+    # No backslash either: no URL needs one, and man pages print the target as roff.
+    if url and url.startswith(SAFE_SCHEMES) and not any(c.isspace() or c == "\\" for c in url):
         return url
     return None
 

@@ -347,6 +347,7 @@ def test_only_http_https_and_mailto_targets_are_emitted() -> None:
         "vbscript:x",
         "//evil",
         "https://a b",
+        "https://a/\\fB",  # roff in a man page
     ):
         assert safe_url(bad) is None
 
