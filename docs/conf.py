@@ -38,7 +38,7 @@ html_static_path = ["_static"]
 exclude_patterns = ["_build"]
 nitpicky = True
 
-# PDF (make latexpdf, Read the Docs): characters pdflatex does not know by default.
+# PDF (sphinx-build -M latexpdf, Read the Docs): characters pdflatex does not know by default.
 latex_elements = {
     "preamble": r"""
 \DeclareUnicodeCharacter{2194}{\ensuremath{\leftrightarrow}}
