@@ -43,12 +43,13 @@ _PLAIN = (
 _SMART = ('"', "'", "--", "...", "`")
 
 
-class rlresources_rows(nodes.comment):  # docutils names node classes in lowercase
+class rlresources_rows(nodes.Element):  # docutils names node classes in lowercase
     """Holds body rows outside the tree until :func:`restore_rows` puts them back.
 
     The rows live in :attr:`rows`, not in ``children``, which is what keeps the tree
-    walks out of them.  A comment subclass, so that if a holder ever outlived the read
-    phase a writer would skip it rather than fail on an unknown node.
+    walks out of them.  A plain element of its own class: no transform removes or
+    rewrites it (a comment would be dropped under ``strip_comments``), and a writer
+    that ever met one would fail loudly instead of losing the rows.
     """
 
     rows: list[nodes.Node]

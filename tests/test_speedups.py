@@ -94,6 +94,19 @@ def test_text_smart_quotes_would_change_is_drawn_in_place_unless_the_body_opts_o
     assert isinstance(body[0], deferred.rlresources_rows)
 
 
+def test_rows_survive_settings_that_strip_comments(make_app: Any, tmp_path: Path) -> None:
+    src = site(tmp_path, "strip")
+    (src / "plain.rst").write_text("Plain\n=====\n\n.. a comment\n\ntext\n")
+    app = make_app("html", srcdir=_root_path(str(src)), freshenv=True)
+    app.env.settings["strip_comments"] = True  # what docutils.conf's strip_comments sets
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    assert "a comment" not in (Path(app.outdir) / "plain.html").read_text(encoding="utf-8")
+    assert "qwen2-72b_" in (Path(app.outdir) / "size-70b.html").read_text(encoding="utf-8")
+
+
 def test_data_text_is_shown_as_written(make_app: Any, tmp_path: Path) -> None:
     src = site(tmp_path, "quotes")
     data = src / "data" / "7b.yaml"
