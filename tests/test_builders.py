@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 
 import defusedxml.ElementTree
 import pytest
-from conftest import TESTS, _root_path, warning_lines
+from conftest import REPO, TESTS, _root_path, warning_lines
 
 BUILDERS = ["html", "dirhtml", "singlehtml", "epub", "latex", "text", "man", "gettext"]
 ROWS = ["Qwen2-70B", "Qwen2.5-72B", "Qwen2.5-0.5B", "Qwen2.5-32B"]
@@ -240,3 +241,28 @@ def test_linkcheck_checks_the_script_urls(make_app: Any, tmp_path: Path, local_s
     assert sorted(s for uri, s in status.items() if uri in scripts).count("working") == 11
     broken = (Path(app.outdir) / "output.txt").read_text().splitlines()
     assert len(broken) == 1 and "[broken]" in broken[0] and "qwen2-70b_grpo_32_h20_fsdp_vllm.sh" in broken[0]
+
+
+# -- the project's own docs as a PDF (Read the Docs builds it: .readthedocs.yaml) -------------
+
+
+@pytest.mark.slow
+def test_the_project_docs_make_a_pdf(tmp_path: Path) -> None:
+    if shutil.which("latexmk") is None or shutil.which("pdflatex") is None:
+        pytest.skip("no LaTeX toolchain (latexmk, pdflatex)")
+    out = tmp_path / "latex"
+    result = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "latex",
+         "-d", str(tmp_path / "doctrees"), str(REPO / "docs"), str(out)],
+        capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    (tex,) = out.glob("*.tex")
+    result = subprocess.run(
+        ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", tex.name],
+        cwd=out, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    log = tex.with_suffix(".log")
+    errors = [line for line in log.read_text(errors="replace").splitlines() if line.startswith("!")]
+    assert result.returncode == 0, errors or result.stdout[-3000:]
+    assert tex.with_suffix(".pdf").stat().st_size > 0
