@@ -34,17 +34,19 @@ def _html_tables(app: Any, docname: str) -> list[str]:
 def test_markdown_page_draws_the_same_nodes_and_html(app: Any) -> None:
     app.build()
     rst, md = _body(app, "page-rst"), _body(app, "page-md")
-    assert len(rst) == 3  # table, empty sentence, (unknown size: nothing), table
+    assert len(rst) == 4  # table, empty sentence, (unknown size: nothing), table, "none matches" sentence
     assert md == rst
     assert "<table" in rst[0] and "compact" in rst[0] and "<emphasis>" in rst[0]
     tables_rst, tables_md = _html_tables(app, "page-rst"), _html_tables(app, "page-md")
-    assert len(tables_rst) == 3
+    assert len(tables_rst) == 4  # two tables and two "nothing to show" sentences
     assert tables_md == tables_rst
     # the options took effect in Markdown too: MIN rows only, five columns, sorted by resource descending
     first = tables_md[0]
     assert first.count('<th class="head"') == 5
     assert "RECOMMENDED" not in first
     assert first.index("32*H800") < first.index("32*H20") < first.index("8*H100")
+    # options as a YAML block at the top of the fence work too
+    assert "No verified configuration for 70B matches this selection." in md[3]
 
 
 @pytest.mark.sphinx("html", testroot="myst", freshenv=True)
