@@ -327,3 +327,28 @@ def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes:
     for cell in body.findall(nodes.entry):  # nothing became emphasis, a link, a list or a reference
         for node in cell.findall():
             assert isinstance(node, (nodes.entry, nodes.paragraph, nodes.Text)), (type(node).__name__, text)
+
+
+@settings(FUZZ, max_examples=min(FUZZ.max_examples, 10 if FUZZ is settings.get_profile("ci") else 300))
+@given(text=rows())
+def test_sphinx_draws_any_valid_row(repo: Path, text: str) -> None:
+    """Schema-valid rows with hostile values through a real HTML build: drawn, never an internal error."""
+    from html import unescape
+
+    from sphinx.cmd.build import build_main
+
+    (repo / "conf.py").write_text(
+        'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n', "utf-8"
+    )
+    (repo / "index.rst").write_text("Sizes\n=====\n\n.. rl-resource-table:: all\n   :filter:\n", "utf-8")
+    check_load(repo, text.encode())
+    log = repo / "warnings.txt"
+    log.unlink(missing_ok=True)
+    err = io.StringIO()
+    with redirect_stderr(err):
+        status = build_main(["-q", "-N", "-E", "-w", str(log), str(repo), str(repo / "_build")])
+    assert status == 0, err.getvalue()
+    assert "[rlresources.internal]" not in log.read_text("utf-8")
+    html = (repo / "_build" / "index.html").read_text("utf-8")
+    model = yaml.safe_load(text)["entries"][0]["model"]
+    assert model in unescape(html)  # drawn, as the text it is
