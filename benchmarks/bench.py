@@ -23,6 +23,7 @@ machine's timings drift; compare the ratios, not the seconds.
 from __future__ import annotations
 
 import argparse
+import compileall
 import filecmp
 import json
 import os
@@ -555,6 +556,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args(argv)
     WORK.mkdir(exist_ok=True)
+    # As installed: pip compiles the bytecode at install time, but an editable install run
+    # with PYTHONDONTWRITEBYTECODE would compile the package from source in every process.
+    import sphinx_rlresources
+
+    compileall.compile_dir(Path(sphinx_rlresources.__file__).parent, quiet=1)
     print(f"machine: {machine()}")
     print(f"links: {args.links}; {args.reps} alternated runs per variant, medians")
     started = time.perf_counter()
