@@ -60,32 +60,44 @@ CONFIG_VALUES: dict[str, tuple[Any, str, tuple[type, ...], str]] = {
         "from the sentence drawn for a size with no rows. ``None`` links nothing.",
     ),
     "rlresources_filter": (
-        False, "env", (bool,),
+        False,
+        "env",
+        (bool,),
         "Give every ``rl-resource-table`` reader-side filter controls in HTML, as its ``:filter:`` "
         "option does; ``:filter: no`` turns them off for one table.",
     ),
     "rlresources_stale_check": (
-        False, "env", (bool,),
+        False,
+        "env",
+        (bool,),
         "Run the staleness check in the build: rows whose script changed in git after they "
         "were tested are reported (``rlresources.stale``) and marked. Off by default: a code "
         "commit should not fail a ``-W`` docs build unasked; ``rlresources lint --stale`` "
         "runs the same check.",
     ),
     "rlresources_stale_marker": (
-        "(stale)", "env", (str,),
+        "(stale)",
+        "env",
+        (str,),
         "The text added to a stale row (with the staleness check on); ``''`` adds none.",
     ),
     "rlresources_mark_unverified": (
-        False, "env", (bool,),
+        False,
+        "env",
+        (bool,),
         "Add ``(unverified)`` to rows that have no ``evidence`` link.",
     ),
     "rlresources_max_age_days": (
-        None, "env", (int, type(None)),
+        None,
+        "env",
+        (int, type(None)),
         "Add ``(outdated)`` to rows whose ``tested`` date is more than this many days old "
         "(``SOURCE_DATE_EPOCH`` sets the day for reproducible builds). ``None``: no age marker.",
     ),
     "rlresources_cross_check": (
-        True, "env", (bool,),
+        True,
+        "env",
+        (bool,),
         "Compare each row with what its script runs (GPUs, inference engine, backend, LoRA, "
         "algorithm, model, batch) and report disagreements as ``rlresources.script_*`` "
         "warnings. ``False`` skips reading the scripts.",
