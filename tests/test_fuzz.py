@@ -352,3 +352,25 @@ def test_sphinx_draws_any_valid_row(repo: Path, text: str) -> None:
     html = (repo / "_build" / "index.html").read_text("utf-8")
     model = yaml.safe_load(text)["entries"][0]["model"]
     assert model in unescape(html)  # drawn, as the text it is
+
+
+@FUZZ
+@given(model=markup_text, name=markup_text, notes=markup_text)
+def test_rendered_markdown_shows_every_value_literally(model: str, name: str, notes: str) -> None:
+    from markdown_it import MarkdownIt
+
+    from sphinx_rlresources.model import Contributor, Entry, SourceRef
+    from sphinx_rlresources.render import Renderer, render_markdown
+
+    entry = Entry(
+        size="7B", tag="MIN", model=model, task="GRPO", gpus=8, device="H100", max_batch=None, train="fsdp",
+        infer="vllm", script=SCRIPT, contributor=Contributor(name), source=SourceRef("7b.yaml", 1, 1), notes=notes,
+    )  # fmt: skip
+    text = render_markdown([entry], ["model", "contributor", "notes"], Renderer("markdown", None, "main"))
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    cells = [t for t in tokens if t.type == "inline"][3:]  # after the three header cells
+    assert [t.type for t in tokens if t.type.endswith("_open")].count("tr_open") == 2, text
+    for cell, value in zip(cells, [model, name, notes], strict=True):
+        kinds = {child.type for child in cell.children or []}
+        assert kinds <= {"text"}, (kinds, text)  # no emphasis, code, link, image or HTML
+        assert "".join(child.content for child in cell.children or []) == value, text
