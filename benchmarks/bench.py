@@ -371,6 +371,7 @@ def differences(a: Path, b: Path) -> list[str]:
 def bench_rows(total: int, args: argparse.Namespace) -> dict[str, Any]:
     base = generate(total, args.links, prefix="table")
     outs = base / "out"
+    defines = [arg for value in args.define for arg in ("-D", value)]
     result: dict[str, Any] = {"rows": total}
     print(f"\n== {total} rows: {base}", flush=True)
 
@@ -379,7 +380,7 @@ def bench_rows(total: int, args: argparse.Namespace) -> dict[str, Any]:
         builds = alternate(
             args.reps,
             {
-                "directive": lambda: sphinx(base / "docs-directive", outs / "directive", "-E"),
+                "directive": lambda: sphinx(base / "docs-directive", outs / "directive", "-E", *defines),
                 "hand": lambda: sphinx(base / "docs-hand", outs / "hand", "-E"),
             },
         )
@@ -553,6 +554,14 @@ def main(argv: list[str] | None = None) -> int:
         default="download",
         help="link scripts as downloads copied into the build (default) or as URLs (rlresources_script_url)",
     )
+    parser.add_argument(
+        "--define",
+        "-D",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a conf.py value for the directive builds (sphinx-build -D), e.g. rlresources_cross_check=0",
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     args = parser.parse_args(argv)
     WORK.mkdir(exist_ok=True)
@@ -562,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
 
     compileall.compile_dir(Path(sphinx_rlresources.__file__).parent, quiet=1)
     print(f"machine: {machine()}")
-    print(f"links: {args.links}; {args.reps} alternated runs per variant, medians")
+    print(f"links: {args.links}; {args.reps} alternated runs per variant, medians; -D {args.define or 'none'}")
     started = time.perf_counter()
     results = [bench_rows(total, args) for total in args.rows]
     print()
