@@ -35,7 +35,7 @@ def _real(path: Path, known: dict[Path, Path]) -> Path:
     return known[path]
 
 
-def _real_script(candidate: Path, known: dict[Path, Path]) -> Path:
+def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
     """``candidate.resolve()`` from its folder's real path when the file is no symlink.
 
     The real path of ``folder/name`` is the folder's real path plus ``name`` unless
@@ -85,7 +85,7 @@ def resolve_script(
         )
     real_root = _real(root, known)
     candidate = real_root.joinpath(*posix.parts)
-    real = _real_script(candidate, known)
+    real = real_script(candidate, known)
     if not is_within(real, real_root):
         return None, _diag(
             entry,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from .checks import real_script
 from .diagnostics import Diagnostic, Subtype, relpath
 from .loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
 from .model import DataSet
@@ -224,7 +225,7 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
             )
     folders.extend(path.parent for path in dataset.scripts.values())
     unique: dict[Path, None] = {}
-    for folder in folders:
+    for folder in dict.fromkeys(folders):  # thousands of rows share a few folders: resolve each once
         unique[folder.resolve()] = None
     return list(unique)
 
@@ -232,18 +233,20 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
 def find_scripts(folders: Sequence[Path]) -> list[Path]:
     """Every ``*.sh`` under the folders (hidden folders and symbolic links to folders skipped)."""
     found: dict[Path, None] = {}
+    known: dict[Path, Path] = {}  # folder -> real path: one lookup per folder, not per script
     for folder in folders:
         for current, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
                 if name.endswith(".sh") and not name.startswith("."):
-                    found[(Path(current) / name).resolve()] = None
+                    found[real_script(Path(current) / name, known)] = None
     return sorted(found)
 
 
 def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic]:
     """A finding for every script that no row links to."""
-    linked = {path.resolve() for path in dataset.scripts.values()}
+    known: dict[Path, Path] = {}
+    linked = {real_script(path, known) for path in dataset.scripts.values()}
     found = []
     for script in scripts:
         if script in linked:
