@@ -29,7 +29,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("env-merge-info", extension.on_env_merge_info)
     app.connect("env-updated", outputs.check_download_folder)  # before writing the script copies
     app.connect("doctree-resolved", layout.on_doctree_resolved)
-    app.add_node(layout.rlresources_wbr, html=(layout.visit_wbr, layout.depart_wbr))  # type: ignore[arg-type]
+    app.add_node(layout.rlresources_breakable, html=(layout.visit_breakable, layout.depart_breakable))  # type: ignore[arg-type]
     app.connect("builder-inited", layout.on_builder_inited)
     app.add_directive("rl-resource-table", RLResourceTable)
     app.add_directive("rl-resource-chart", readers.RLResourceChart)
