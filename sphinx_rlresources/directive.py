@@ -224,6 +224,11 @@ class RLResourceTable(SphinxDirective):
             para += nodes.Text(_("No verified configuration for %s matches this selection.") % label)
             return para
         para += nodes.Text(_("No configuration has been verified for %s yet.") % label + " ")
+        self._contribute(para)
+        return para
+
+    def _contribute(self, para: nodes.paragraph) -> None:
+        """End ``para`` with the link to :confval:`rlresources_contributing`, when set."""
         target = self.config.rlresources_contributing
         text = _("Contribute one")
         if target and target.startswith(("http://", "https://")):
@@ -238,7 +243,6 @@ class RLResourceTable(SphinxDirective):
             para += nodes.Text(".")
         else:
             para += nodes.Text(_("Contributions are welcome."))
-        return para
 
     def _table(self, entries: list[Entry], shown: list[str], dataset: DataSet) -> nodes.table:
         table = nodes.table(classes=["rlresources-table", *self.options.get("class", [])])

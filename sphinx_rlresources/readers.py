@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.util import logging
 
 from . import columns as cols
@@ -99,23 +98,6 @@ class _ReaderDirective(RLResourceTable):
     @staticmethod
     def _entries(sizes: list[SizeData]) -> list[Entry]:
         return [e for s in sizes if s.readable for e in s.entries]
-
-    def _contribute(self, para: nodes.paragraph) -> None:
-        """End ``para`` with the link to the contributing guide, as the empty table does."""
-        target = self.config.rlresources_contributing
-        text = _("Contribute one")
-        if target and target.startswith(("http://", "https://")):
-            para += nodes.reference(text, text, refuri=target)
-            para += nodes.Text(".")
-        elif target:
-            ref = addnodes.pending_xref(
-                "", refdomain="std", reftype="doc", reftarget=target, refexplicit=True, refwarn=True
-            )
-            ref += nodes.inline(text, text)
-            para += ref
-            para += nodes.Text(".")
-        else:
-            para += nodes.Text(_("Contributions are welcome."))
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node]], classes: list[str]) -> nodes.table:
