@@ -17,7 +17,7 @@ from .model import DataSet, Entry
 
 def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
     line, column = entry.at(field)
-    return Diagnostic(entry.source.path, line, column, subtype, message)
+    return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
 
 
 def is_within(path: Path, root: Path) -> bool:

@@ -291,6 +291,7 @@ def as_json(diag: Diagnostic) -> dict[str, Any]:
         "severity": diag.severity,
         "code": diag.subtype.code,
         "message": diag.message,
+        "json_path": diag.json_path,
     }
 
 

@@ -79,6 +79,8 @@ class Diagnostic:
     subtype: Subtype = field(compare=False)
     message: str = field(compare=False)
     severity: str = field(default="error", compare=False)
+    json_path: str = field(default="", compare=False)
+    """Where in the document the value sits (``entries[2].gpus``); empty for whole-file problems."""
 
     def __post_init__(self) -> None:
         # Messages quote untrusted text (keys, script lines, commit subjects): a line break

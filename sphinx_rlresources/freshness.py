@@ -270,9 +270,18 @@ def check_staleness(dataset: DataSet) -> None:
         if found is None:
             continue
         dataset.stale[entry.source] = found
-        line, column = entry.at("tested" if entry.tested else "script")
+        field = "tested" if entry.tested else "script"
+        line, column = entry.at(field)
         dataset.diagnostics.append(
-            Diagnostic(entry.source.path, line, column, Subtype.STALE, found.message(), severity="warning")
+            Diagnostic(
+                entry.source.path,
+                line,
+                column,
+                Subtype.STALE,
+                found.message(),
+                severity="warning",
+                json_path=f"{entry.source.json_path}.{field}",
+            )
         )
 
 

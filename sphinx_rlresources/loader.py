@@ -93,7 +93,8 @@ def _schema_diagnostics(doc: YamlDocument, shown: str) -> list[Diagnostic]:
         if (field.endswith(".url") or field.endswith(".evidence")) and "not in the expected form" in message:
             subtype = Subtype.URL
             message += "; only http:// and https:// links are allowed"
-        found.append(Diagnostic(shown, line, column, subtype, message))
+        json_path = "" if field.startswith("(") else field
+        found.append(Diagnostic(shown, line, column, subtype, message, json_path=json_path))
     return replace_schema_errors(doc, shown, found)
 
 
@@ -103,7 +104,7 @@ def _entries(doc: YamlDocument, label: str, shown: str) -> list[Entry]:
         path = ("entries", index)
         line, column = doc.mark(path)
         marks = {name: doc.mark((*path, name)) for name in value}
-        entries.append(Entry.from_data(label, value, SourceRef(shown, line, column), marks))
+        entries.append(Entry.from_data(label, value, SourceRef(shown, line, column, f"entries[{index}]"), marks))
     return entries
 
 
@@ -156,6 +157,7 @@ def load_dataset(
                     Subtype.SIZE_LABEL,
                     f"size '{label}' disagrees with the file name '{path.name}'; name the file "
                     f"'{size_key(label)}{path.suffix}' or set size to the file's label",
+                    json_path="size",
                 )
             )
         sizes.append(SizeData(label, path, shown, _entries(doc, label, shown)))
@@ -171,6 +173,7 @@ def load_dataset(
                     Subtype.DUPLICATE_SIZE,
                     f"size '{size.label}' is already declared by {first.display_path}; keep one "
                     "file per size (this file's rows are ignored)",
+                    json_path="size",
                 )
             )
             continue

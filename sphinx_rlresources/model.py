@@ -69,6 +69,8 @@ class SourceRef:
     path: str
     line: int
     column: int
+    json_path: str = ""
+    """``entries[3]``: the row's place in its file, for diagnostics that name a field."""
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ def replace_schema_errors(doc: YamlDocument, shown: str, schema_found: list[Diag
                 column,
                 Subtype.PLACEHOLDER,
                 f"{path_text(path)}: still TODO, the placeholder written by 'rlresources new'; fill it in{what}{hint}",
+                json_path=path_text(path),
             )
         )
     return sorted(kept)

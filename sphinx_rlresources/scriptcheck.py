@@ -125,7 +125,8 @@ class _Check:
     # -- helpers -----------------------------------------------------------------------
     def report(self, field: str, subtype: Subtype, message: str) -> None:
         line, column = self.entry.at(field)
-        self.found.append(Diagnostic(self.entry.source.path, line, column, subtype, message))
+        json_path = f"{self.entry.source.json_path}.{field}"
+        self.found.append(Diagnostic(self.entry.source.path, line, column, subtype, message, json_path=json_path))
 
     def override(self, key: str) -> Override | None:
         if key in self.blamed:

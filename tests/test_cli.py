@@ -117,6 +117,7 @@ def test_lint_json(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "severity": "error",
         "code": "rlresources.schema",
         "message": "entries[0].gpus: 'one' is text, but a whole number is expected; for example gpus: 8",
+        "json_path": "entries[0].gpus",
     }
     assert [(f["file"], f["line"], f["column"]) for f in found] == [
         ("data/70b.yaml", 3, 5),
@@ -751,3 +752,15 @@ def test_lint_stale_reports_rows_whose_script_changed_after_they_were_tested(
     (found,) = json.loads("\n".join(out))
     assert (found["file"], found["code"], found["severity"]) == ("data/7b.yaml", "rlresources.stale", "warning")
     assert "'retune the rollout'" in found["message"]
+
+
+def test_lint_json_names_the_value_of_every_row_finding(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Row checks (naming, paths, cross-checks) carry the JSON path of the field they point at."""
+    data = repo / "data" / "7b.yaml"
+    data.write_text(data.read_text("utf-8").replace("gpus: 1\n", "gpus: 3\n", 1), "utf-8")
+    status, out, _err = run(capsys, "lint", "--format", "json")
+    assert status == 1
+    found = json.loads("\n".join(out))
+    in_data = [d for d in found if d["file"].endswith(".yaml")]
+    assert {d["code"] for d in in_data} == {"rlresources.naming", "rlresources.script_gpus"}
+    assert {d["json_path"] for d in in_data} == {"entries[0].gpus"}

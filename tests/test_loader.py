@@ -119,3 +119,33 @@ def test_every_entry_field_has_a_description_and_an_example() -> None:
     for name, spec in entry["properties"].items():
         assert spec.get("description"), name
         assert "examples" in spec, name
+
+
+def test_every_diagnostic_names_its_json_path(tmp_path: Path) -> None:
+    row = GOOD_ROW.replace("gpus: 1", 'gpus: "1"')
+    bad_name = GOOD_ROW.replace("qwen2-7b_grpo-lora_1_h100", "qwen2-7b_grpo-lora_2_h100").replace(
+        "contributor: SimonHuang", "contributor: {name: S, url: 'javascript:x'}"
+    )
+    data_dir, root = make_repo(
+        tmp_path,
+        {
+            "7b.yaml": "size: 7B\nentries:\n" + GOOD_ROW,
+            "70b.yaml": "size: 72B\nentries: []\n",
+            "14b.yaml": "size: 14B\nentries:\n" + row + bad_name,
+        },
+        ("examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",),
+    )
+    found = {
+        (d.path.rsplit("/", 1)[-1], d.subtype.value, d.json_path) for d in load_dataset(data_dir, root).diagnostics
+    }
+    assert found == {
+        ("14b.yaml", "schema", "entries[0].gpus"),
+        ("14b.yaml", "url", "entries[1].contributor.url"),
+        ("70b.yaml", "size_label", "size"),
+    }
+    (root / "data" / "14b.yaml").write_text(
+        "size: 14B\nentries:\n" + GOOD_ROW.replace("fsdp_vllm.sh", "fsdp_vllm2.sh"), "utf-8"
+    )
+    found = {(d.subtype.value, d.json_path) for d in load_dataset(data_dir, root).diagnostics}
+    assert ("script_missing", "entries[0].script") in found
+    assert ("naming", "entries[0].infer") in found  # the name says infer vllm2
