@@ -245,8 +245,7 @@ def find_scripts(folders: Sequence[Path]) -> list[Path]:
 
 def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic]:
     """A finding for every script that no row links to."""
-    known: dict[Path, Path] = {}
-    linked = {real_script(path, known) for path in dataset.scripts.values()}
+    linked = set(dataset.scripts.values())  # already real paths: resolve_script returned them
     found = []
     for script in scripts:
         if script in linked:
