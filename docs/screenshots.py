@@ -20,7 +20,6 @@ import argparse
 import base64
 import functools
 import http.server
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,20 +30,10 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 ROOT = REPO / "tests" / "roots" / "test-browser"
 OUT = REPO / "docs" / "_static" / "screenshots"
+sys.path.insert(0, str(REPO / "tests"))  # the Chromium launch settings the browser tests use
+import chromium  # noqa: E402
+
 THEMES = {"alabaster": "alabaster", "sphinx_rtd_theme": "rtd", "furo": "furo"}
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1280,1000",
-    "--force-device-scale-factor=1",
-]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -70,18 +59,9 @@ def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
 
 
 def browser(profile: Path) -> Any:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not chromium or not driver:
+    if not chromium.CHROMIUM or not chromium.DRIVER:
         sys.exit("needs Debian's Chromium and its driver: apt-get install chromium chromium-driver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    return chromium.start(profile)
 
 
 def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:

@@ -16,7 +16,6 @@ import functools
 import http.server
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -24,7 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chromium
 import pytest
+from chromium import CHROMIUM, DRIVER
 from conftest import REPO, TESTS
 
 from sphinx_rlresources.loader import LoadOptions, load_dataset
@@ -33,21 +34,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = TESTS / "roots" / "test-browser"
 SCREENSHOTS = REPO / "docs" / "_static" / "screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1280,1000",
-    "--force-device-scale-factor=1",
-]
 
 
 def _need_browser() -> None:
@@ -107,15 +93,10 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     _need_browser()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=str(DRIVER)), options=options)
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    opts = chromium.options(profile)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = chromium.start(profile, opts)
     driver.set_page_load_timeout(60)
     try:
         yield driver
