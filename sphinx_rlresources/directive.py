@@ -84,13 +84,16 @@ class RLResourceTable(SphinxDirective):
         "filter": filter_flag,
     }
 
+    kind = "rl-resource-table"
+    """The directive's name, for messages (the chart and coverage directives reuse this class)."""
+
     def run(self) -> list[nodes.Node]:
         try:
             return self._run()
         except Exception as err:  # noqa: BLE001 - a bug must not stop the other pages
             warn_at(
                 Subtype.INTERNAL,
-                f"rl-resource-table could not be drawn ({type(err).__name__}: {err}); please report this",
+                f"{self.kind} could not be drawn ({type(err).__name__}: {err}); please report this",
                 self.get_location(),
             )
             return []

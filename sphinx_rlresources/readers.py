@@ -56,17 +56,6 @@ class _ReaderDirective(RLResourceTable):
     optional_arguments = 0
     kind = "rl-resource-chart"
 
-    def run(self) -> list[nodes.Node]:
-        try:
-            return self._run()
-        except Exception as err:  # noqa: BLE001 - a bug must not stop the other pages
-            warn_at(
-                Subtype.INTERNAL,
-                f"{self.kind} could not be drawn ({type(err).__name__}: {err}); please report this",
-                self.get_location(),
-            )
-            return []
-
     def _sizes(self, dataset: DataSet) -> list[SizeData]:
         """The sizes drawn: all of them, or those ``:sizes:`` names (in size order)."""
         note_use(self.env, ALL)

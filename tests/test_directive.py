@@ -258,3 +258,20 @@ def test_the_data_is_reported_once_not_once_per_page(app: Any) -> None:
     app.build()
     lines = warning_lines(app)
     assert len([line for line in lines if "says device 'h800'" in line]) == 1
+
+
+@pytest.mark.sphinx("html", testroot="basic", srcdir="basic-internal-error")
+def test_a_bug_in_drawing_is_a_warning_and_the_page_still_builds(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sphinx_rlresources.directive import RLResourceTable
+
+    def boom(self: RLResourceTable) -> list[nodes.Node]:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(RLResourceTable, "_run", boom)
+    app.build()
+    assert warning_lines(app) == [
+        f"<srcdir>/index.rst:{line}: WARNING: rl-resource-table could not be drawn (ValueError: boom); "
+        "please report this [rlresources.internal]"
+        for line in (7, 12, 17)
+    ]
+    assert (app.outdir / "index.html").is_file()
