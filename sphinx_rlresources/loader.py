@@ -185,8 +185,3 @@ def load_dataset(
         freshness.check_staleness(dataset)
     dataset.diagnostics.sort()
     return dataset
-
-
-def unreadable_reason(size: SizeData) -> str:
-    """A sentence for a page that draws a size whose file could not be read."""
-    return f"the data file {size.display_path} could not be read"

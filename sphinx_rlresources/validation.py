@@ -146,7 +146,7 @@ def _hint(path: Path_) -> str:
     return f"; for example {example}" if example else ""
 
 
-def _flatten(error: jsonschema.ValidationError, value_at: Any) -> Iterator[jsonschema.ValidationError]:
+def _flatten(error: jsonschema.ValidationError) -> Iterator[jsonschema.ValidationError]:
     """Replace a oneOf failure by the errors of the branch the value was meant for."""
     if error.validator != "oneOf" or not error.context:
         yield error
@@ -290,7 +290,7 @@ def validate(doc: YamlDocument) -> list[tuple[int, int, str]]:
     quick = quick_check()
     errors = () if quick is not None and quick(doc.value) else validator().iter_errors(doc.value)
     for error in errors:
-        for flat in _flatten(error, doc.value):
+        for flat in _flatten(error):
             for path, at_key, message in explain(flat, doc):
                 line, column = _place(doc, path, at_key)
                 found[(line, column, message)] = None
