@@ -338,17 +338,17 @@ def alternate(reps: int, variants: dict[str, Any]) -> dict[str, list[Run]]:
 def lint_command(base: Path) -> tuple[list[str], str]:
     """The real ``rlresources lint`` when the CLI is installed, else the loader it calls."""
     try:
-        import sphinx_rlresources.cli  # noqa: F401
+        import sphinx_rlresources.cli.main  # noqa: F401
     except ImportError:
         code = (
             "import sys; from pathlib import Path; "
-            "from sphinx_rlresources.loader import LoadOptions, load_dataset; "
+            "from sphinx_rlresources.core.loader import LoadOptions, load_dataset; "
             "d = load_dataset(Path('data'), Path('.'), LoadOptions()); "
             "[print(x.format()) for x in d.diagnostics]; sys.exit(1 if d.diagnostics else 0)"
         )
         return [sys.executable, "-c", code], "load_dataset (CLI not installed)"
     script = Path(sys.executable).with_name("rlresources")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "sphinx_rlresources.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "sphinx_rlresources"]
     return [*command, "lint"], "rlresources lint"
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from sphinx_rlresources.loader import LoadOptions, load_dataset  # noqa: E402
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset  # noqa: E402
 
 WORK = HERE / "_work"
 SIZES = ["0.5b", "1.5b", "3b", "7b", "14b", "32b", "70b", "405b", "671b"]

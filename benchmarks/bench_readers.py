@@ -31,8 +31,9 @@ sys.path.insert(0, str(HERE.parent))
 
 import bench  # noqa: E402
 
-from sphinx_rlresources import chart, export  # noqa: E402
-from sphinx_rlresources.loader import LoadOptions, load_dataset  # noqa: E402
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset  # noqa: E402
+from sphinx_rlresources.sphinxext import export  # noqa: E402
+from sphinx_rlresources.sphinxext import svgchart as chart  # noqa: E402
 
 PAGES = {
     "table": ".. rl-resource-table:: all\n",

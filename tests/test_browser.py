@@ -28,7 +28,7 @@ import pytest
 from chromium import CHROMIUM, DRIVER
 from conftest import REPO, TESTS
 
-from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
 pytestmark = pytest.mark.browser
 

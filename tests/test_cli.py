@@ -20,8 +20,9 @@ import yaml
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from sphinx_rlresources import cli
-from sphinx_rlresources.validation import schema
+from sphinx_rlresources.cli import common, lint
+from sphinx_rlresources.cli import main as cli
+from sphinx_rlresources.core.validation import schema
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -149,11 +150,11 @@ def test_lint_github_annotations(repo: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_github_format_escapes_newlines_and_property_separators() -> None:
-    from sphinx_rlresources.diagnostics import Diagnostic, Subtype
+    from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 
     diag = Diagnostic("a,b:c.yaml", 0, 0, Subtype.FILE, "50% bad\nnext")
     # A Diagnostic already escapes control characters (a message is always one line).
-    assert cli.format_github(diag) == "::error file=a%2Cb%3Ac.yaml,title=rlresources.file::50%25 bad\\nnext"
+    assert lint.format_github(diag) == "::error file=a%2Cb%3Ac.yaml,title=rlresources.file::50%25 bad\\nnext"
 
 
 def test_lint_defaults_come_from_the_nearest_pyproject(
@@ -278,7 +279,7 @@ def test_an_internal_error_is_a_message_not_a_traceback(
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("boom")
 
-    monkeypatch.setattr(cli, "load_dataset", boom)
+    monkeypatch.setattr(common, "load_dataset", boom)
     status, _out, err = run(capsys, "lint")
     assert (status, err) == (2, "rlresources: error: internal error (ValueError: boom); please report this\n")
 
@@ -297,7 +298,7 @@ def test_python_m_runs_the_same_command(repo: Path) -> None:
 
 def test_the_cli_path_does_not_import_sphinx(repo: Path) -> None:
     code = (
-        "import sys; from sphinx_rlresources import cli; cli.main(['lint']); cli.main(['render', '7b']);"
+        "import sys; from sphinx_rlresources.cli import main as cli; cli.main(['lint']); cli.main(['render', '7b']);"
         "print(sorted(m for m in sys.modules if m == 'sphinx' or m.startswith('sphinx.')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -363,8 +364,8 @@ def table_cells(rst: str) -> list[list[tuple[str, str | None]]]:
 def test_rendered_rst_reads_back_as_the_columns_the_directive_draws(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from sphinx_rlresources import columns as cols
-    from sphinx_rlresources.loader import load_dataset
+    from sphinx_rlresources.core import columns as cols
+    from sphinx_rlresources.core.loader import load_dataset
 
     fill_row(repo)
     data = repo / "data" / "7b.yaml"
@@ -619,14 +620,14 @@ def test_pre_commit_hook_definition_is_valid() -> None:
     files = re.compile(hook["files"])
     for path in ("data/7b.yaml", "data/70b.yml", "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"):
         assert files.search(path), path
-    for path in ("README.md", "docs/index.rst", "sphinx_rlresources/cli.py"):
+    for path in ("README.md", "docs/index.rst", "sphinx_rlresources/cli/main.py"):
         assert not files.search(path), path
     # The entry is the console script this package installs, with arguments it accepts.
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
 
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     program, *argv = hook["entry"].split()
-    assert scripts[program] == "sphinx_rlresources.cli:main"
+    assert scripts[program] == "sphinx_rlresources.cli.main:main"
     assert cli.build_parser().parse_args(argv).command == "lint"
 
 

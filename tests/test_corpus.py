@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sphinx.cmd.build import build_main
 
-from sphinx_rlresources.cli import main as rlresources
-from sphinx_rlresources.loader import load_dataset
+from sphinx_rlresources.cli.main import main as rlresources
+from sphinx_rlresources.core.loader import load_dataset
 
 CORPUS = Path(__file__).parent / "corpus"
 ROOT = CORPUS / "_root"

@@ -262,12 +262,12 @@ def test_the_data_is_reported_once_not_once_per_page(app: Any) -> None:
 
 @pytest.mark.sphinx("html", testroot="basic", srcdir="basic-internal-error")
 def test_a_bug_in_drawing_is_a_warning_and_the_page_still_builds(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sphinx_rlresources.directive import RLResourceTable
+    from sphinx_rlresources.sphinxext.table import RLResourceTable
 
     def boom(self: RLResourceTable) -> list[nodes.Node]:
         raise ValueError("boom")
 
-    monkeypatch.setattr(RLResourceTable, "_run", boom)
+    monkeypatch.setattr(RLResourceTable, "draw", boom)
     app.build()
     assert warning_lines(app) == [
         f"<srcdir>/index.rst:{line}: WARNING: rl-resource-table could not be drawn (ValueError: boom); "

@@ -6,9 +6,9 @@ import re
 
 from conftest import REPO
 
-from sphinx_rlresources.config import CONFIG_VALUES
-from sphinx_rlresources.diagnostics import Subtype
-from sphinx_rlresources.directive import RLResourceTable
+from sphinx_rlresources.core.diagnostics import Subtype
+from sphinx_rlresources.core.settings import CONF_SETTINGS
+from sphinx_rlresources.sphinxext.table import RLResourceTable
 
 
 def docs_text() -> str:
@@ -17,7 +17,7 @@ def docs_text() -> str:
 
 def test_every_config_value_has_a_confval_entry_with_an_example() -> None:
     text = docs_text()
-    for name in CONFIG_VALUES:
+    for name in CONF_SETTINGS:
         match = re.search(rf"^\.\. confval:: {name}\n(.*?)(?=^\.\. confval::|^\S)", text, re.M | re.S)
         assert match, f"{name} is not documented with .. confval::"
         assert f"{name} =" in match.group(1), f"{name} has no example"

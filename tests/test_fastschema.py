@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources.fastschema import compile_schema
-from sphinx_rlresources.validation import quick_check, schema, validate, validator
-from sphinx_rlresources.yamlsafe import YamlDate, YamlError, decode, load
+from sphinx_rlresources.core.fastschema import compile_schema
+from sphinx_rlresources.core.validation import quick_check, schema, validate, validator
+from sphinx_rlresources.core.yamlsafe import YamlDate, YamlError, decode, load
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -119,7 +119,7 @@ def test_valid_data_never_imports_jsonschema() -> None:
     import sys
 
     code = (
-        "import sys; from pathlib import Path; from sphinx_rlresources.loader import load_dataset; "
+        "import sys; from pathlib import Path; from sphinx_rlresources.core.loader import load_dataset; "
         "d = load_dataset(Path('data'), Path('.')); "
         "print(len(d.diagnostics), 'jsonschema' in sys.modules)"
     )

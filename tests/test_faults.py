@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sphinx.cmd.build import build_main
 
-from sphinx_rlresources.outputs import download_folder_problem
+from sphinx_rlresources.sphinxext.outputs import download_folder_problem
 
 BASIC = Path(__file__).parent / "roots" / "test-basic"
 ROW_7B = "qwen2-7b_grpo_2_h800_fsdp_vllm.sh"

@@ -16,9 +16,9 @@ import pytest
 from conftest import TESTS, warning_lines
 from docutils import nodes
 
-from sphinx_rlresources import freshness
-from sphinx_rlresources.diagnostics import Subtype
-from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core import freshness
+from sphinx_rlresources.core.diagnostics import Subtype
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
 ROOT = TESTS / "roots" / "test-freshness"
 S7 = "examples/tuning/7b"
@@ -314,7 +314,7 @@ def test_role_with_an_unknown_size(app: Any) -> None:
 def test_lint_stale_reports_the_same_lines(
     repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sphinx_rlresources import cli
+    from sphinx_rlresources.cli import main as cli
 
     monkeypatch.chdir(repo)
     argv = ["lint", "--data", "data", "--root", ".", "--no-cross-check"]
@@ -332,7 +332,7 @@ def test_lint_stale_reports_the_same_lines(
 def test_lint_stale_without_history_notes_on_stderr(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sphinx_rlresources import cli
+    from sphinx_rlresources.cli import main as cli
 
     root = tmp_path / "plain"
     shutil.copytree(ROOT, root)

@@ -28,10 +28,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources.cli import main as rlresources
-from sphinx_rlresources.diagnostics import Diagnostic, Subtype
-from sphinx_rlresources.loader import LoadOptions, load_dataset
-from sphinx_rlresources.scriptread import read_script
+from sphinx_rlresources.cli.main import main as rlresources
+from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.scripts.reader import read_script
 
 settings.register_profile(
     "ci",
@@ -307,8 +307,8 @@ def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes:
     from docutils import nodes
     from docutils.core import publish_doctree
 
-    from sphinx_rlresources.model import Contributor, Entry, SourceRef
-    from sphinx_rlresources.render import Renderer, render_rst
+    from sphinx_rlresources.cli.render import Renderer, render_rst
+    from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
 
     entry = Entry(
         size="7B", tag="MIN", model=model, task="GRPO", gpus=8, device="H100", max_batch=None, train="fsdp",
@@ -359,8 +359,8 @@ def test_sphinx_draws_any_valid_row(repo: Path, text: str) -> None:
 def test_rendered_markdown_shows_every_value_literally(model: str, name: str, notes: str) -> None:
     from markdown_it import MarkdownIt
 
-    from sphinx_rlresources.model import Contributor, Entry, SourceRef
-    from sphinx_rlresources.render import Renderer, render_markdown
+    from sphinx_rlresources.cli.render import Renderer, render_markdown
+    from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
 
     entry = Entry(
         size="7B", tag="MIN", model=model, task="GRPO", gpus=8, device="H100", max_batch=None, train="fsdp",

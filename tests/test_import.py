@@ -15,7 +15,7 @@ import pytest
 import yaml
 from docutils import nodes
 
-from sphinx_rlresources import cli
+from sphinx_rlresources.cli import main as cli
 
 DATA = Path(__file__).parent / "data" / "import"
 SEED = DATA / "seed-page.rst"
@@ -423,8 +423,8 @@ def test_import_never_raises_and_writes_only_valid_rows_made_of_page_text() -> N
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from sphinx_rlresources.importer import import_page
-    from sphinx_rlresources.validation import validator
+    from sphinx_rlresources.cli.importer import import_page
+    from sphinx_rlresources.core.validation import validator
 
     fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=20)
     rows = st.lists(st.sampled_from(FRAGMENTS[-2:]), max_size=3)
@@ -476,7 +476,8 @@ def test_import_never_raises_and_writes_only_valid_rows_made_of_page_text() -> N
     ],
 )
 def test_link_cells(cell: str, path: str | None, template: str | None, ref: str | None) -> None:
-    from sphinx_rlresources.importer import Cell, CellError, Page, read_script
+    from sphinx_rlresources.cli.cells import CellError, read_script
+    from sphinx_rlresources.cli.pageread import Cell, Page
 
     if path is None:
         with pytest.raises(CellError):
@@ -487,7 +488,8 @@ def test_link_cells(cell: str, path: str | None, template: str | None, ref: str 
 
 
 def test_download_links_resolve_against_the_root(tmp_path: Path) -> None:
-    from sphinx_rlresources.importer import Cell, CellError, Page, read_script
+    from sphinx_rlresources.cli.cells import CellError, read_script
+    from sphinx_rlresources.cli.pageread import Cell, Page
 
     cell = Cell(":download:`a.sh <../examples/tuning/7b/a.sh>`", 1)
     link, text = read_script(cell, Page([]), tmp_path / "docs", tmp_path)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sphinx_rlresources.diagnostics import Subtype
-from sphinx_rlresources.loader import load_dataset
-from sphinx_rlresources.validation import schema
+from sphinx_rlresources.core.diagnostics import Subtype
+from sphinx_rlresources.core.loader import load_dataset
+from sphinx_rlresources.core.validation import schema
 
 GOOD_ROW = """\
   - tag: MIN

@@ -67,10 +67,10 @@ def test_wheel_holds_the_package_data(dist: Path) -> None:
         "sphinx_rlresources/locale/de/LC_MESSAGES/sphinx_rlresources.mo",
     ):
         assert needed in names, needed
-    assert any(n.startswith("sphinx_rlresources/static/") for n in names)
+    assert any(n.startswith("sphinx_rlresources/sphinxext/static/") for n in names)
     assert _shipped_package_files() <= names, "files of the package left out of the wheel"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "rlresources=sphinx_rlresources.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "rlresources=sphinx_rlresources.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_sdist_holds_the_sources_tests_and_docs(dist: Path) -> None:

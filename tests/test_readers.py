@@ -17,11 +17,13 @@ from conftest import TESTS, warning_lines
 from docutils import nodes
 from sphinx import addnodes
 
-from sphinx_rlresources import chart, coverage, export
-from sphinx_rlresources.filtering import filter_flag, rlresources_filter, rlresources_row
-from sphinx_rlresources.loader import LoadOptions, load_dataset
-from sphinx_rlresources.model import Contributor, Entry, SourceRef
-from sphinx_rlresources.readers import rlresources_chart, rlresources_mark
+from sphinx_rlresources.core import coverage
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.sphinxext import export
+from sphinx_rlresources.sphinxext import svgchart as chart
+from sphinx_rlresources.sphinxext.filtering import filter_flag, rlresources_filter, rlresources_row
+from sphinx_rlresources.sphinxext.nodes import rlresources_chart, rlresources_mark
 
 READERS = TESTS / "roots" / "test-readers"
 
@@ -425,7 +427,7 @@ def test_unreadable_size_is_reported_and_left_out(make_app: Any, tmp_path: Path)
 
 
 def test_row_attributes_are_escaped() -> None:
-    from sphinx_rlresources.filtering import _attributes
+    from sphinx_rlresources.sphinxext.filtering import _attributes
 
     assert _attributes({"device": 'H"><script>', "gpus": "8"}) == (
         ' data-rl-device="H&quot;&gt;&lt;script&gt;" data-rl-gpus="8"'

@@ -15,12 +15,12 @@ from conftest import REPO, TESTS, warning_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources import scriptcheck
-from sphinx_rlresources.cli import main as rlresources
-from sphinx_rlresources.diagnostics import Subtype, relpath
-from sphinx_rlresources.loader import LoadOptions, load_dataset
-from sphinx_rlresources.model import Contributor, Entry, SourceRef
-from sphinx_rlresources.scriptread import read_script
+from sphinx_rlresources.cli.main import main as rlresources
+from sphinx_rlresources.core import crosscheck as scriptcheck
+from sphinx_rlresources.core.diagnostics import Subtype, relpath
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.scripts.reader import read_script
 
 ROOT = TESTS / "roots" / "test-crosscheck"
 S70, S14 = "examples/tuning/70b", "examples/tuning/14b"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources.scriptread import MAX_SCRIPT_CHARS, ScriptSettings, _read, read_script
+from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, ScriptSettings, _read, read_script
 
 
 def read(text: str) -> ScriptSettings:

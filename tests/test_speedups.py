@@ -1,6 +1,6 @@
 """The speed-ups change nothing a reader or a contributor sees.
 
-* Parked table rows (:mod:`sphinx_rlresources.deferred`) give the same doctree and the
+* Parked table rows (:mod:`sphinx_rlresources.sphinxext.deferred`) give the same doctree and the
   same written files as rows drawn in place, and a table whose text a read transform
   would change (smart quotes, translation) is drawn in place.
 * Resolving each script folder once gives the same answers as resolving every path,
@@ -17,9 +17,11 @@ import pytest
 from conftest import TESTS, _root_path, warning_lines
 from docutils import nodes
 
-from sphinx_rlresources import checks, deferred, directive
-from sphinx_rlresources.diagnostics import Subtype
-from sphinx_rlresources.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core import checks
+from sphinx_rlresources.core.diagnostics import Subtype
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.sphinxext import deferred
+from sphinx_rlresources.sphinxext import table as directive
 
 
 def build(make_app: Any, srcdir: Path, buildername: str = "html", **kwargs: Any) -> Any:
@@ -157,8 +159,8 @@ def test_one_lookup_per_folder_agrees_with_resolving_every_path(tmp_path: Path) 
 def test_the_collector_is_paused_while_loading_and_drawing_and_restored_after(tmp_path: Path) -> None:
     import gc
 
-    from sphinx_rlresources import loader
-    from sphinx_rlresources.gcpause import without_gc
+    from sphinx_rlresources.core import loader
+    from sphinx_rlresources.core.gcpause import without_gc
 
     states: list[bool] = []
 
@@ -182,7 +184,7 @@ def test_the_collector_is_paused_while_loading_and_drawing_and_restored_after(tm
         gc.enable()
     # the two places that build many objects use it
     assert loader.load_dataset.__wrapped__  # type: ignore[attr-defined]
-    assert directive.RLResourceTable._run.__wrapped__  # type: ignore[attr-defined]
+    assert directive.RLResourceTable.draw.__wrapped__  # type: ignore[attr-defined]
     (tmp_path / "data").mkdir()
     loader.load_dataset(tmp_path / "data", tmp_path)
     assert gc.isenabled()

@@ -2,7 +2,7 @@
 
 The data-format page draws its field table from the packaged JSON Schema, the checks
 page lists the warning subtypes from the ``Subtype`` enum and the configuration page
-lists ``CONFIG_VALUES``, so the docs cannot drift from what the package does.
+lists ``core.settings.CONF_SETTINGS``, so the docs cannot drift from what the package does.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
-from sphinx_rlresources.config import CONFIG_VALUES
-from sphinx_rlresources.diagnostics import Subtype
-from sphinx_rlresources.validation import schema
+from sphinx_rlresources.core.diagnostics import Subtype
+from sphinx_rlresources.core.settings import CONF_SETTINGS
+from sphinx_rlresources.core.validation import schema
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -114,9 +114,9 @@ class ConfigValues(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         rows: list[list[nodes.Node | str]] = []
-        for name, (default, _rebuild, types, doc) in CONFIG_VALUES.items():
-            kinds = " or ".join("None" if t is type(None) else t.__name__ for t in types)
-            rows.append([_literal(name), _literal(repr(default)), kinds, doc.replace("``", "")])
+        for name, setting in CONF_SETTINGS.items():
+            kinds = " or ".join("None" if t is type(None) else t.__name__ for t in setting.types)
+            rows.append([_literal(name), _literal(repr(setting.default)), kinds, setting.doc.replace("``", "")])
         return [_table(["Name", "Default", "Type", "Meaning"], rows, [25, 15, 10, 50])]
 
 

@@ -1,0 +1,120 @@
+"""What every ``rlresources`` command shares: exit codes, errors, settings and loading the data.
+
+A command loads data only through :func:`load`, which calls
+:func:`~sphinx_rlresources.core.loader.load_dataset` -- the code path of the Sphinx
+build -- with the paths and options from the flags, then ``[tool.rlresources]``
+(:mod:`sphinx_rlresources.core.project`), then the defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
+from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.project import Project, SettingsError
+from sphinx_rlresources.core.project import load_project as read_project
+
+PROG = "rlresources"
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+class CliError(Exception):
+    """A problem that stops the command (bad flag value, missing folder): exit status 2."""
+
+
+def plural(count: int, word: str) -> str:
+    """``1 row``, ``2 rows``: the counts in summary lines."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def load_project(start: Path | None = None) -> Project:
+    """``[tool.rlresources]`` of the nearest ``pyproject.toml``; an unusable one stops the command."""
+    try:
+        return read_project(start)
+    except SettingsError as err:
+        raise CliError(str(err)) from None
+
+
+def add_data_flags(parser: argparse.ArgumentParser, root: bool = True) -> None:
+    """``--data`` (and ``--root``), for every command that reads the data folder."""
+    parser.add_argument(
+        "--data", metavar="DIR", help="the folder of data files (default: data in [tool.rlresources], else ./data)"
+    )
+    if root:
+        parser.add_argument(
+            "--root",
+            metavar="DIR",
+            help="the repository root that row script paths are relative to "
+            "(default: root in [tool.rlresources], else .)",
+        )
+
+
+def data_and_root(args: argparse.Namespace, project: Project) -> tuple[Path, Path]:
+    """The data folder and the root: flags first, then pyproject, then ./data and ."""
+    data = Path(args.data) if getattr(args, "data", None) else project.data or project.base / "data"
+    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base
+    if not data.is_dir():
+        hint = "" if data.exists() else "; pass --data DIR or set data in [tool.rlresources] of pyproject.toml"
+        raise CliError(
+            f"the data folder '{relpath(data)}' {'is not a folder' if data.exists() else 'does not exist'}{hint}"
+        )
+    if not root.is_dir():
+        raise CliError(f"the root '{relpath(root)}' is not a folder; pass --root DIR")
+    return data, root
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of bytes") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not a positive number of bytes")
+    return value
+
+
+def add_load_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags that fill :class:`~.loader.LoadOptions`, shared by every command that loads data.
+
+    A check that adds a loader option adds its flag here and reads it in
+    :func:`load_options`, so ``lint``, ``render`` and ``new`` accept it alike.
+    """
+    parser.add_argument(
+        "--max-file-size",
+        type=_positive_int,
+        metavar="BYTES",
+        help=f"the largest data file read, in bytes (default {DEFAULT_MAX_FILE_BYTES}, as rlresources_max_file_size)",
+    )
+    parser.add_argument(
+        "--stale",
+        action="store_true",
+        help="also report rows whose script changed in git after the row was tested (as rlresources_stale_check)",
+    )
+    parser.add_argument(
+        "--no-cross-check",
+        dest="cross_check",
+        action="store_false",
+        help="do not compare rows with what their scripts run (as rlresources_cross_check = False)",
+    )
+
+
+def load_options(args: argparse.Namespace, project: Project) -> LoadOptions:
+    """The loader options from the flags, then ``[tool.rlresources]``, then the defaults."""
+    size = getattr(args, "max_file_size", None) or project.max_file_size or DEFAULT_MAX_FILE_BYTES
+    return LoadOptions(
+        max_file_bytes=size,
+        stale=getattr(args, "stale", False),
+        cross_check=getattr(args, "cross_check", True),
+    )
+
+
+def load(args: argparse.Namespace) -> tuple[DataSet, Project]:
+    """Load the data set the way the build does, with the command's paths and options."""
+    project = load_project()
+    data, root = data_and_root(args, project)
+    return load_dataset(data, root, load_options(args, project)), project

@@ -1,0 +1,261 @@
+"""``rlresources import``: move a hand-written page's tables onto data files.
+
+Hand-written pages are not the tidy reST we would write: headings whose underline is
+shorter than the title (docutils then reads them as paragraphs), rows with fewer cells
+than the header, ``list-table`` and simple tables side by side.  So the page is read
+line by line here, not through docutils, and every table found under a heading is
+turned into rows.
+
+What counts as certain: a row is written only when every required field could be read
+from its own cell.  A row with fewer (or more) cells than its header cannot be trusted
+at all (which cell is missing cannot be told: the seed page's ``GRPO-LoRA`` stands in
+the Model column), so it is skipped and each of its cells is reported with its line.
+Nothing is ever filled in that the page did not say; the report lists every cell that
+was not carried over, so a person can finish the migration by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+
+from sphinx_rlresources.cli.cells import ScriptLink, read_cells
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, plural
+from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, header_key, parse_page
+from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
+from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.model import size_key, size_order
+from sphinx_rlresources.core.validation import path_text, validator
+
+
+@dataclass
+class Result:
+    sizes: dict[str, str] = field(default_factory=dict)
+    """size key -> label, in page order"""
+    rows: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    links: list[ScriptLink] = field(default_factory=list)
+
+    def add_size(self, label: str) -> str:
+        key = size_key(label)
+        self.sizes.setdefault(key, label)
+        self.rows.setdefault(key, [])
+        return key
+
+
+def _shown(cell: Cell) -> str:
+    text = cell.text if len(cell.text) <= 60 else cell.text[:57] + "..."
+    return f"'{text}'"
+
+
+def _lose_row(row: list[Cell], reason: str, result: Result, header: list[Cell] | None) -> None:
+    """Report a skipped row once with the reason, then each of its non-empty cells."""
+    if row:
+        result.findings.append(Finding(row[0].line, f"row not carried over: {reason}", "row"))
+    for index, cell in enumerate(row):
+        if not cell.text:
+            continue
+        column = f" ({header[index].text})" if header and index < len(header) and header[index].text else ""
+        result.findings.append(Finding(cell.line, f"cell {index + 1}{column} {_shown(cell)} not carried over", "cell"))
+
+
+def _folder_size(path: str) -> str | None:
+    parent = PurePosixPath(path).parent.name
+    match = SIZE_LABEL.match(parent)
+    return f"{match.group(1)}{match.group(2).upper()}" if match else None
+
+
+def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
+    """Turn the page's tables into rows per size; every loss is a finding."""
+    page = parse_page(text)
+    result = Result(findings=list(page.findings))
+    for heading in page.headings:
+        if heading.size:
+            result.add_size(heading.size)
+    for table, parents in page.tables:
+        heading_size = next((h.size for h in reversed(parents) if h.size), None)
+        where = f"the {table.kind} at line {table.line}"
+        if table.header is None:
+            for row in table.rows:
+                _lose_row(row, f"{where} has no header row, so its columns are unknown", result, None)
+            continue
+        names = [c.text for c in table.header]
+        keys = [header_key(c.text) for c in table.header]
+        missing = [k for k in REQUIRED if k not in keys]
+        header_text = ", ".join(names)
+        for row in table.rows:
+            if all(not c.text for c in row):
+                result.findings.append(
+                    Finding(row[0].line if row else table.line, f"an empty row in {where} is skipped", "note")
+                )
+                continue
+            if len(row) != len(table.header):
+                _lose_row(
+                    row,
+                    f"it has {len(row)} cells but the header at line {table.header[0].line} has "
+                    f"{len(table.header)} ({header_text}); which column each cell belongs to cannot be told",
+                    result,
+                    None,
+                )
+                continue
+            if missing:
+                _lose_row(
+                    row, f"{where} has no column for {', '.join(missing)}, which every row needs", result, table.header
+                )
+                continue
+            cells: dict[str, Cell] = {}
+            for index, (key, cell) in enumerate(zip(keys, row, strict=True)):
+                if key is None or key in cells:
+                    if cell.text:
+                        result.findings.append(
+                            Finding(
+                                cell.line,
+                                f"cell {index + 1} ({names[index]}) {_shown(cell)} not carried over: the data "
+                                f"has no field for the column '{names[index]}'",
+                                "cell",
+                            )
+                        )
+                    continue
+                cells[key] = cell
+            values, failed, notes, link = read_cells(cells, page, page_dir, root)
+            result.findings.extend(notes)
+            if "max_batch" not in cells:
+                values["max_batch"] = None
+            size = heading_size or (_folder_size(values["script"]) if "script" in values else None)
+            if failed or size is None:
+                reasons = [f.message for f in failed] or [
+                    "no size: neither the heading above the table nor the script's folder names one"
+                ]
+                _lose_row(row, "; ".join(reasons), result, table.header)
+                continue
+            folder = _folder_size(values["script"])
+            if heading_size and folder and size_key(folder) != size_key(heading_size):
+                result.findings.append(
+                    Finding(
+                        row[0].line,
+                        f"the script's folder says {folder} but the heading says {heading_size}; "
+                        f"the row goes to {heading_size}",
+                        "note",
+                    )
+                )
+            entry = {k: values[k] for k in ENTRY_ORDER if k in values}
+            problems = _schema_problems(size, entry)
+            if problems:
+                _lose_row(row, f"the row breaks the data format ({problems[0]})", result, table.header)
+                continue
+            key = result.add_size(size)
+            result.rows[key].append((row[0].line, entry))
+            if link is not None:
+                result.links.append(link)
+    result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "note").index(f.kind)))
+    return result
+
+
+ENTRY_ORDER = (
+    "tag",
+    "model",
+    "task",
+    "gpus",
+    "device",
+    "max_batch",
+    "train",
+    "infer",
+    "infer_version",
+    "script",
+    "contributor",
+)
+
+
+def _schema_problems(label: str, entry: dict[str, Any]) -> list[str]:
+    errors = validator().iter_errors({"size": label, "entries": [entry]})
+    return [f"{path_text(tuple(e.absolute_path)[2:]) or 'size'}: {e.message}" for e in errors]
+
+
+def url_suggestion(links: Sequence[ScriptLink]) -> tuple[str, str, list[str]] | None:
+    """The most common (template, ref), and a note for every link that differs."""
+    pairs = collections.Counter((link.template, link.ref) for link in links if link.template)
+    if not pairs:
+        return None
+    (template, ref), _count = pairs.most_common(1)[0]
+    assert template is not None and ref is not None
+    others = [f"{t.format(ref=r, path='…')}" for (t, r) in pairs if (t, r) != (template, ref) and t and r]
+    return template, ref, others
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    page_path = Path(args.page)
+    try:
+        text = page_path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise CliError(f"the page '{args.page}' does not exist") from None
+    except IsADirectoryError:
+        raise CliError(f"'{args.page}' is a folder; give the .rst page") from None
+    except UnicodeDecodeError as err:
+        raise CliError(f"the page '{args.page}' is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    root = Path(args.root) if args.root else None
+    if root is not None and not root.is_dir():
+        raise CliError(f"the root '{args.root}' is not a folder")
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CliError(f"--out '{args.out}' exists and is not a folder")
+    result = import_page(text, page_path.parent, root)
+    if not result.sizes:
+        raise CliError(
+            f"the page '{args.page}' has no heading that names a size (7B, 70B) and no table whose scripts do"
+        )
+    keys = sorted(result.sizes, key=lambda k: size_order(result.sizes[k]))
+    targets = {key: out_dir / f"{key}.yaml" for key in keys}
+    existing = [p for p in targets.values() if p.exists()]
+    if existing and not args.force:
+        raise CliError(
+            f"{', '.join(relpath(p) for p in existing)} already exist; pass --force to overwrite, "
+            "or import into an empty folder"
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shown_page = relpath(page_path)
+    for finding in result.findings:
+        kind = "warning" if finding.lost else "note"
+        out.write(f"{shown_page}:{finding.line}: {kind}: {finding.message}\n")
+    modeline = schema_ref(out_dir)
+    for key in keys:
+        entries = [entry for _line, entry in result.rows[key]]
+        targets[key].write_text(render_file(result.sizes[key], entries, modeline, page_path.name), encoding="utf-8")
+        out.write(f"wrote {relpath(targets[key])} ({len(entries)} row{'' if len(entries) == 1 else 's'})\n")
+    _check_written([targets[key] for key in keys])
+    suggestion = url_suggestion(result.links)
+    if suggestion:
+        template, ref, others = suggestion
+        out.write("The links were GitHub URLs; to keep linking them, put this in conf.py:\n")
+        out.write(f"    rlresources_script_url = {template!r}\n")
+        out.write(f"    rlresources_script_ref = {ref!r}\n")
+        for other in others:
+            out.write(f"  (some links used another repository or ref: {other})\n")
+    rows = sum(len(r) for r in result.rows.values())
+    counts = collections.Counter(f.kind for f in result.findings)
+    losses = [
+        plural(counts[kind], word)
+        for kind, word in (("row", "row"), ("cell", "cell"), ("part", "link or markup part"))
+        if counts[kind]
+    ]
+    out.write(
+        f"rlresources: {plural(rows, 'row')} in {plural(len(keys), 'size')} imported; "
+        + (f"not carried over: {', '.join(losses)} (see above)" if losses else "every cell carried over")
+        + "\n"
+    )
+    return EXIT_FINDINGS if losses else EXIT_OK
+
+
+def _check_written(paths: Sequence[Path]) -> None:
+    """Read the written files back through the loader: what import writes must be valid data."""
+    if not paths:
+        return
+    dataset = load_dataset(paths[0].parent, paths[0].parent, LoadOptions(check_scripts=False))
+    shown = {relpath(p) for p in paths}
+    problems = [d.format() for d in dataset.diagnostics if d.path in shown]
+    if problems:
+        raise CliError(f"internal error: the written data does not read back ({problems[0]}); please report this")

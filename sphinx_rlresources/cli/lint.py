@@ -1,0 +1,146 @@
+"""``rlresources lint``: the build's loader and checks, plus scripts that no row links to.
+
+Exit status: 0 nothing found, 1 findings, 2 the command could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, load, plural
+from sphinx_rlresources.core.checks import real_script
+from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
+from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.project import Project
+
+
+def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
+    """Where scripts live: ``--scripts``; else pyproject's (unless ``--root`` is given); else ``examples/tuning``.
+
+    The folders of the rows' scripts are always added.
+    """
+    if args.scripts:
+        folders = [Path(s) for s in args.scripts]
+    elif project.scripts and not getattr(args, "root", None):
+        folders = list(project.scripts)
+    else:
+        folders = [dataset.root / "examples" / "tuning"]
+        folders = [f for f in folders if f.is_dir()]
+    for folder in folders:
+        if not folder.is_dir():
+            raise CliError(
+                f"the scripts folder '{relpath(folder)}' is not a folder; fix --scripts or tool.rlresources.scripts"
+            )
+    folders.extend(path.parent for path in dataset.scripts.values())
+    unique: dict[Path, None] = {}
+    for folder in dict.fromkeys(folders):  # thousands of rows share a few folders: resolve each once
+        unique[folder.resolve()] = None
+    return list(unique)
+
+
+def find_scripts(folders: Sequence[Path]) -> list[Path]:
+    """Every ``*.sh`` under the folders (hidden folders and symbolic links to folders skipped)."""
+    found: dict[Path, None] = {}
+    known: dict[Path, Path] = {}  # folder -> real path: one lookup per folder, not per script
+    for folder in folders:
+        for current, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.endswith(".sh") and not name.startswith("."):
+                    found[real_script(Path(current) / name, known)] = None
+    return sorted(found)
+
+
+def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic]:
+    """A finding for every script that no row links to."""
+    linked = set(dataset.scripts.values())  # already real paths: resolve_script returned them
+    found = []
+    for script in scripts:
+        if script in linked:
+            continue
+        found.append(
+            Diagnostic(
+                relpath(script),
+                1,
+                1,
+                Subtype.ORPHAN_SCRIPT,
+                f"no row links to this script; add its row with 'rlresources new {relpath(script)}', "
+                "or delete the script if it is not a verified configuration",
+                severity="warning",
+            )
+        )
+    return found
+
+
+def _github_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def format_github(diag: Diagnostic) -> str:
+    """A GitHub Actions workflow command that annotates the file and line."""
+    props = [f"file={_github_escape(diag.path, True)}"]
+    if diag.line > 0:
+        props.append(f"line={diag.line}")
+        if diag.column > 0:
+            props.append(f"col={diag.column}")
+    props.append(f"title={_github_escape(diag.subtype.code, True)}")
+    return f"::{diag.severity} {','.join(props)}::{_github_escape(diag.message)}"
+
+
+def as_json(diag: Diagnostic) -> dict[str, Any]:
+    return {
+        "file": diag.path,
+        "line": diag.line,
+        "column": diag.column,
+        "severity": diag.severity,
+        "code": diag.subtype.code,
+        "message": diag.message,
+        "json_path": diag.json_path,
+    }
+
+
+def summary(found: Sequence[Diagnostic], dataset: DataSet, scripts: int, note: str = "") -> str:
+    files = plural(len(dataset.sizes), "data file")
+    rows = plural(len(dataset.entries), "row")
+    checked = f"{files} ({rows}) and {plural(scripts, 'script')}"
+    if not found:
+        return f"{PROG}: no problems in {checked}{note}"
+    errors = sum(1 for d in found if d.severity == "error")
+    warnings = len(found) - errors
+    parts = [plural(errors, "error")] if errors else []
+    if warnings:
+        parts.append(plural(warnings, "warning"))
+    return f"{PROG}: {' and '.join(parts)} in {checked}{note}"
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    dataset, project = load(args)
+    for skipped in dataset.notes:  # a check that could not run (no git history): not a finding
+        print(f"{PROG}: note: {skipped}", file=sys.stderr)
+    found = list(dataset.diagnostics)
+    note = ""
+    folders = script_folders(args, project, dataset)
+    scripts = find_scripts(folders)
+    if any(not size.readable for size in dataset.sizes.values()):
+        note = "; scripts without a row are checked once every data file can be read"
+    else:
+        found.extend(orphan_scripts(dataset, scripts))
+    found.sort()
+    if args.format == "json":
+        json.dump([as_json(d) for d in found], out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    else:
+        line = format_github if args.format == "github" else Diagnostic.format
+        for diag in found:
+            out.write(line(diag) + "\n")
+        out.write(summary(found, dataset, len(scripts), note) + "\n")
+    return EXIT_FINDINGS if found else EXIT_OK

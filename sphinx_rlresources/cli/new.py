@@ -1,0 +1,233 @@
+"""``rlresources new``: start the row for a new tuning script.
+
+The row is built from what is certain: the file name (by the naming rule) and the
+settings the script passes to the trainer (read by :mod:`sphinx_rlresources.scripts`, never run).
+What neither can tell -- the largest batch that ran, who ran it, MIN or RECOMMENDED --
+is written as ``TODO``, which ``rlresources lint`` and the build report until a person
+fills it in.
+
+The row is appended as text.  A YAML round trip would rewrite the whole file (comments,
+quoting, key order); appending keeps every other line as the contributor wrote it, and
+the result is read back before it is saved, so a file the append would break is left
+untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
+from sphinx_rlresources.cli.pageread import size_label
+from sphinx_rlresources.cli.yamlwrite import schema_ref, yaml_scalar
+from sphinx_rlresources.core import naming
+from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.loader import data_files, load_dataset
+from sphinx_rlresources.core.model import size_key
+from sphinx_rlresources.core.placeholders import TODO
+from sphinx_rlresources.core.yamlsafe import YamlError, load
+from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, ScriptSettings, read_script
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_EMPTY_ENTRIES = re.compile(r"^entries:\s*\[\s*\]\s*(#.*)?$")
+
+
+@dataclass
+class Row:
+    values: dict[str, Any]
+    comments: dict[str, str]
+    notes: list[str]
+
+
+def task_label(task: str) -> str:
+    """``grpo-lora`` -> ``GRPO-LoRA``, as the tables spell tasks."""
+    return "-".join("LoRA" if part == "lora" else part.upper() for part in task.split("-"))
+
+
+def suggest_name(filename: str, settings: ScriptSettings) -> str | None:
+    """A name by the rule for a script whose name breaks it, or None when one cannot be told."""
+    stem = filename[: -len(".sh")] if filename.endswith(".sh") else filename
+    parts = [p for p in re.split(r"[_\s]+", stem.lower()) if p]
+    if len(parts) < 6:
+        return None
+    model, (task, gpus, device, train, infer) = "-".join(parts[:-5]), parts[-5:]
+    if not gpus.isdigit() and settings.gpus:
+        gpus = str(settings.gpus)
+    if not gpus.isdigit() or int(gpus) < 1:
+        return None
+    name = naming.expected(model, task, int(gpus), device, train, infer).filename
+    parsed, _problem = naming.parse(name)
+    return name if parsed is not None else None
+
+
+def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, args: argparse.Namespace) -> Row:
+    """The row's values: certain ones filled, the rest TODO (with a hint beside it)."""
+    notes: list[str] = []
+    comments: dict[str, str] = {}
+
+    def pick(field: str, from_name: Any, from_script: Any) -> Any:
+        if from_script is not None and str(from_script).lower() != str(from_name).lower():
+            notes.append(
+                f"the file name says {field} '{from_name}' but the script runs '{from_script}'; the row "
+                "says what the script runs: rename the script to match"
+            )
+            return from_script
+        return from_name
+
+    model_path = settings.model_path
+    model: str = TODO
+    if model_path:
+        model = model_path.rstrip("/").rsplit("/", 1)[-1] or TODO
+        comments["model"] = f"from actor_rollout_ref.model.path={model_path}; shorten it as the tables do (Qwen2.5-7B)"
+    else:
+        comments["model"] = "the model family and size, e.g. Qwen2.5-7B (the script does not say)"
+    values: dict[str, Any] = {
+        "tag": args.tag or TODO,
+        "model": model,
+        "task": task_label(name.task),
+        "gpus": pick("gpus", name.gpus, settings.gpus),
+        "device": name.device.upper(),
+        "max_batch": TODO,
+        "train": pick("train", name.train, settings.train_backend),
+        "infer": pick("infer", name.infer, settings.rollout_name),
+        "script": script,
+        "contributor": args.contributor or TODO,
+    }
+    if model_path and _HUB_ID.match(model_path):
+        values["model_id"] = model_path
+    if values["tag"] == TODO:
+        comments["tag"] = "MIN (every memory saving on) or RECOMMENDED (best throughput)"
+    batch = settings.train_batch_size
+    comments["max_batch"] = "the largest batch that ran on this hardware, or null if not measured" + (
+        f" (the script runs data.train_batch_size={batch})" if batch else ""
+    )
+    if values["contributor"] == TODO:
+        comments["contributor"] = "who ran it: a name, or {name: ..., github: ...}"
+    return Row(values, comments, notes)
+
+
+def row_text(row: Row, indent: str) -> str:
+    lines = []
+    for index, (key, value) in enumerate(row.values.items()):
+        prefix = f"{indent}- " if index == 0 else f"{indent}  "
+        comment = f"  # {row.comments[key]}" if key in row.comments else ""
+        lines.append(f"{prefix}{key}: {yaml_scalar(value)}{comment}")
+    return "\n".join(lines) + "\n"
+
+
+def _entry_indent(text: str) -> str:
+    after = False
+    for line in text.splitlines():
+        if re.match(r"^entries:", line):
+            after = True
+            continue
+        match = re.match(r"^(\s*)- ", line)
+        if after and match:
+            return match.group(1)
+    return "  "
+
+
+def appended(text: str, row: Row) -> str:
+    """The file's text with the row added at the end; only an ``entries: []`` line is changed."""
+    lines = text.splitlines(keepends=True)
+    empty = [i for i, line in enumerate(lines) if _EMPTY_ENTRIES.match(line.rstrip("\r\n"))]
+    if len(empty) == 1:
+        lines[empty[0]] = "entries:\n"
+    body = "".join(lines)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + row_text(row, _entry_indent(body))
+
+
+def new_file(label: str, row: Row, schema_ref: str | None) -> str:
+    head = f"# yaml-language-server: $schema={schema_ref}\n" if schema_ref else ""
+    return (
+        f"{head}# Verified RL training configurations for {label} models.\n"
+        f"size: {yaml_scalar(label)}\nentries:\n{row_text(row, '  ')}"
+    )
+
+
+def _entries_of(text: str) -> list[Any] | None:
+    try:
+        value = load(text).value
+    except YamlError:
+        return None
+    entries = value.get("entries") if isinstance(value, dict) else None
+    return entries if isinstance(entries, list) else None
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    project = load_project()
+    data_dir, root = data_and_root(args, project)
+    script = Path(args.script)
+    if not script.is_file():
+        raise CliError(f"the script '{args.script}' does not exist; write it first, then scaffold its row")
+    try:
+        relative = script.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise CliError(f"the script '{args.script}' is outside the root '{root}'; pass --root DIR") from None
+    with open(script, "rb") as handle:  # read_script reports a script over the limit
+        raw = handle.read(MAX_SCRIPT_CHARS * 4 + 1)
+    settings = read_script(raw.decode("utf-8", errors="replace"))
+    name, problem = naming.parse(script.name)
+    if name is None:
+        rule = "" if naming.RULE in (problem or "") else f"; the rule is {naming.RULE}"
+        out.write(f"{args.script}: error: {problem}{rule} [rlresources.naming]\n")
+        suggestion = suggest_name(script.name, settings)
+        if suggestion:
+            moved = (Path(args.script).parent / suggestion).as_posix()
+            out.write(f"suggested name: {suggestion} (git mv {args.script} {moved})\n")
+        else:
+            out.write(
+                "no name can be suggested (the device is never in the script); name it like "
+                "qwen2-7b_grpo-lora_8_h100_fsdp_vllm.sh\n"
+            )
+        out.write("no row was written; rename the script, then run rlresources new again\n")
+        return EXIT_FINDINGS
+    label = args.size or size_label(script.parent.name)
+    if not label or (args.size and not re.match(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$", label)):
+        raise CliError(
+            f"the size cannot be told from the folder '{script.parent.name}'; pass --size (e.g. --size 7B), "
+            "or keep scripts under examples/tuning/<size>/"
+        )
+    dataset = load_dataset(data_dir, root, load_options(args, project))
+    for entry in dataset.entries:
+        if entry.script == relative:
+            out.write(
+                f"{entry.source.path}:{entry.source.line}: the script {relative} already has a row; "
+                "edit that row instead\n"
+            )
+            return EXIT_FINDINGS
+    row = build_row(relative, name, settings, args)
+    key = size_key(label)
+    target = next((p for p in data_files(data_dir) if size_key(p.stem) == key), data_dir / f"{key}.yaml")
+    created = not target.exists()
+    if not created:
+        before = target.read_text(encoding="utf-8")
+        text = appended(before, row)
+        old, new = _entries_of(before), _entries_of(text)
+        for entry in old or []:  # also rows of a file the loader could not use (say, with TODOs)
+            if isinstance(entry, dict) and entry.get("script") == relative:
+                out.write(f"{relpath(target)}: the script {relative} already has a row; edit that row instead\n")
+                return EXIT_FINDINGS
+        if old is None or new is None or len(new) != len(old) + 1 or new[-1].get("script") != relative:
+            raise CliError(
+                f"{relpath(target)} cannot be appended to safely (it is not valid data, or 'entries' is not its last "
+                f"key); add this row to it by hand:\n{row_text(row, '  ')}"
+            )
+    else:
+        label_for_file = label.upper() if re.match(r"^\d+(\.\d+)?[bmkt]$", label) else label
+        text = new_file(label_for_file, row, schema_ref(data_dir))
+    for note in row.notes:
+        out.write(f"note: {note}\n")
+    if args.dry_run:
+        out.write(row_text(row, "  "))
+        return EXIT_OK
+    target.write_text(text, encoding="utf-8")
+    todo = [k for k, v in row.values.items() if v == TODO]
+    what = f"; fill in {', '.join(todo)} (marked TODO)" if todo else ""
+    out.write(f"{'wrote' if created else 'appended a row to'} {relpath(target)}{what}, then run rlresources lint\n")
+    return EXIT_OK

@@ -1,0 +1,201 @@
+"""Checks that need more than one value: script paths, names, duplicates.
+
+None of this imports Sphinx: the build and ``rlresources lint`` call the same functions,
+so a contributor sees the same findings before pushing as CI does after.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from sphinx_rlresources.core import crosscheck, naming
+from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
+from sphinx_rlresources.core.model import DataSet, Entry
+
+
+def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
+    line, column = entry.at(field)
+    return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
+
+
+def is_within(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+    except ValueError:
+        return False
+    return True
+
+
+def _real(path: Path, known: dict[Path, Path]) -> Path:
+    """``path.resolve()``, remembered for the folders that many rows share."""
+    if path not in known:
+        known[path] = path.resolve()
+    return known[path]
+
+
+def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
+    """``candidate.resolve()`` from its folder's real path when the file is no symlink.
+
+    The real path of ``folder/name`` is the folder's real path plus ``name`` unless
+    ``name`` itself is a link, so a load of many rows resolves each folder once instead
+    of every component of every script path.
+    """
+    try:
+        is_link = candidate.is_symlink()
+    except OSError:
+        is_link = True
+    if is_link or candidate.name in ("", ".", ".."):
+        return candidate.resolve()
+    return _real(candidate.parent, known) / candidate.name
+
+
+def resolve_script(
+    entry: Entry, root: Path, known: dict[Path, Path] | None = None
+) -> tuple[Path | None, Diagnostic | None]:
+    """The script's real path inside ``root``, or the reason it may not be used.
+
+    Nothing outside the root is ever opened: absolute paths and ``..`` are refused on
+    their text, and symlinks are resolved and must land inside the root.  ``known``
+    (folder -> real path) lets a caller checking many rows share the folder lookups.
+    """
+    known = {} if known is None else known
+    text = entry.script
+    posix = PurePosixPath(text)
+    if (
+        posix.is_absolute()
+        or PureWindowsPath(text).is_absolute()
+        or PureWindowsPath(text).drive
+        or text.startswith("~")
+    ):
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
+            f"script '{text}' is an absolute path; give it relative to the repository root, "
+            "e.g. examples/tuning/70b/NAME.sh",
+        )
+    if ".." in posix.parts:
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
+            f"script '{text}' uses '..'; give the path from the repository root without '..'",
+        )
+    real_root = _real(root, known)
+    candidate = real_root.joinpath(*posix.parts)
+    real = real_script(candidate, known)
+    if not is_within(real, real_root):
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
+            f"script '{text}' leads through a symbolic link to a place outside the repository "
+            "root; link a file that lives inside the repository",
+        )
+    if not real.is_file():
+        hint = "; check the path, or add the script"
+        folder = candidate.parent
+        if folder.is_dir() and is_within(folder.resolve(), real_root):
+            names = sorted(p.name for p in folder.iterdir() if p.suffix == ".sh")
+            close = difflib.get_close_matches(candidate.name, names, n=1, cutoff=0.6)
+            if close:
+                hint = f"; did you mean '{(PurePosixPath(text).parent / close[0]).as_posix()}'?"
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_MISSING,
+            f"script '{text}' does not exist under the repository root{hint}",
+        )
+    if not os.access(real, os.R_OK):
+        return None, _diag(
+            entry, "script", Subtype.SCRIPT_MISSING, f"script '{text}' cannot be read; check its permissions"
+        )
+    return real, None
+
+
+def check_naming(entry: Entry) -> list[Diagnostic]:
+    """The file name follows the rule and agrees with the row's values."""
+    filename = entry.script_name
+    want = naming.expected(
+        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
+    )
+    parsed, problem = naming.parse(filename)
+    if parsed is None:
+        return [
+            _diag(
+                entry,
+                "script",
+                Subtype.NAMING,
+                f"{problem}; name it by the rule {naming.RULE}, e.g. '{want.filename}'",
+            )
+        ]
+    row = {
+        "task": entry.task,
+        "gpunums": str(entry.gpus),
+        "device": entry.device,
+        "train": entry.train,
+        "infer": entry.infer,
+    }
+    got = {
+        "task": parsed.task,
+        "gpunums": str(parsed.gpus),
+        "device": parsed.device,
+        "train": parsed.train,
+        "infer": parsed.infer,
+    }
+    field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
+    found = []
+    want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
+    for name, value in row.items():
+        if value.lower() != got[name]:
+            found.append(
+                _diag(
+                    entry,
+                    field_of[name],
+                    Subtype.NAMING,
+                    f"script name '{filename}' says {name} '{got[name]}' but the row says "
+                    f"{field_of[name]} '{value}'; fix the row, or rename the script to "
+                    f"'{want_named.filename}'",
+                )
+            )
+    return found
+
+
+def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]:
+    """Run the row checks over every readable row; return the scripts that may be used.
+
+    With ``cross_check``, each row is also compared with what its script runs
+    (:mod:`.crosscheck`).
+    """
+    scripts: dict[str, Path] = {}
+    first: dict[str, Entry] = {}
+    known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
+    for entry in dataset.entries:
+        key = PurePosixPath(entry.script).as_posix()
+        if key in first:
+            other = first[key]
+            dataset.diagnostics.append(
+                _diag(
+                    entry,
+                    "script",
+                    Subtype.DUPLICATE_ROW,
+                    f"script '{entry.script}' is already linked by the row at {other.source.path}:"
+                    f"{other.source.line}; each row needs its own script (remove one row, or "
+                    "give it the script it was measured with)",
+                )
+            )
+            continue
+        first[key] = entry
+        path, problem = resolve_script(entry, dataset.root, known)
+        if problem is not None:
+            dataset.diagnostics.append(problem)
+            if problem.subtype is Subtype.SCRIPT_PATH:
+                continue  # the path itself is refused: its name is beside the point
+        if path is not None:
+            scripts[entry.script] = path
+        dataset.diagnostics.extend(check_naming(entry))
+        if cross_check and path is not None:
+            dataset.diagnostics.extend(crosscheck.check_row(entry, path))
+    return scripts

@@ -1,0 +1,119 @@
+"""Every problem the package can report, in one place.
+
+The build turns a :class:`Diagnostic` into a Sphinx warning of type ``rlresources``
+with the subtype below, and ``rlresources lint`` prints the same diagnostic as a
+``path:line:col: severity: message [rlresources.subtype]`` line.  Keeping the list
+in one enum lets the docs enumerate every subtype and lets ``suppress_warnings``
+silence exactly one kind.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+WARNING_TYPE = "rlresources"
+
+
+class Subtype(str, enum.Enum):
+    """The warning subtypes, each with the one-line summary the docs print."""
+
+    def __new__(cls, value: str, summary: str) -> Subtype:
+        obj = str.__new__(cls, value)
+        obj._value_ = value
+        obj.summary = summary  # type: ignore[attr-defined]
+        return obj
+
+    summary: str
+
+    # -- reading a data file -------------------------------------------------
+    FILE = ("file", "A data file cannot be read: missing, unreadable, too large or not UTF-8.")
+    YAML = ("yaml", "A data file is not valid YAML, or uses YAML features that are refused.")
+    SCHEMA = ("schema", "A value breaks the data format (wrong type, unknown or missing field).")
+    SIZE_LABEL = ("size_label", "A file's ``size`` disagrees with its file name.")
+    DUPLICATE_SIZE = ("duplicate_size", "Two data files declare the same size.")
+    DUPLICATE_ROW = ("duplicate_row", "Two rows link the same script.")
+    URL = ("url", "A URL field uses a scheme other than http, https or mailto.")
+    # -- the row's script ------------------------------------------------------
+    SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
+    SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
+    NAMING = ("naming", "A script's file name breaks the naming rule or disagrees with the row.")
+    STALE = ("stale", "A row's script changed (in git) after the row was last tested.")
+    # -- the row against what its script runs (crosscheck) ---------------------
+    SCRIPT_GPUS = ("script_gpus", "The row's ``gpus`` differs from the script's ``n_gpus_per_node × nnodes``.")
+    SCRIPT_INFER = ("script_infer", "The row's ``infer`` differs from the script's ``rollout.name``.")
+    SCRIPT_TRAIN = ("script_train", "The row's ``train`` (fsdp/megatron) differs from the script's backend.")
+    SCRIPT_LORA = ("script_lora", "The task says LoRA but the script trains in full, or the other way round.")
+    SCRIPT_ALGORITHM = ("script_algorithm", "The task's algorithm differs from the script's ``adv_estimator``.")
+    SCRIPT_MODEL = ("script_model", "The script trains another model than the row's ``model``/``model_id``.")
+    SCRIPT_BATCH = ("script_batch", "The row's ``max_batch`` differs from the script's ``data.train_batch_size``.")
+    SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
+    ORPHAN_SCRIPT = ("orphan_script", "A ``*.sh`` file in the scripts folders has no row (``rlresources lint``).")
+    PLACEHOLDER = ("placeholder", "A field still holds the ``TODO`` that ``rlresources new`` wrote; fill it in.")
+    # -- drawing a table -------------------------------------------------------
+    UNKNOWN_SIZE = ("unknown_size", "A directive names a size that has no data file.")
+    OPTION = ("option", "A directive option names no column, tag, task or similar.")
+    DATA_UNREADABLE = ("data_unreadable", "A directive draws a size whose data could not be read.")
+    CONFIG = ("config", "A ``rlresources_*`` configuration value is invalid.")
+    INTERNAL = ("internal", "A bug in the extension; the page is built without the table.")
+
+    @property
+    def code(self) -> str:
+        """The full warning code, as printed in brackets and used in ``suppress_warnings``."""
+        return f"{WARNING_TYPE}.{self.value}"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One located finding.
+
+    ``line`` and ``column`` are 1-based, as editors count them; 0 means "the file as a
+    whole".  ``path`` is whatever path the caller used to load the file, so messages
+    read the same way the user named the folder.
+    """
+
+    path: str
+    line: int
+    column: int
+    subtype: Subtype = field(compare=False)
+    message: str = field(compare=False)
+    severity: str = field(default="error", compare=False)
+    json_path: str = field(default="", compare=False)
+    """Where in the document the value sits (``entries[2].gpus``); empty for whole-file problems."""
+
+    def __post_init__(self) -> None:
+        # Messages quote untrusted text (keys, script lines, commit subjects): a line break
+        # in one would forge a second "path:line:col: error:" line that CI annotates.
+        if not self.message.isprintable():
+            object.__setattr__(self, "message", _one_line(self.message))
+
+    @property
+    def location(self) -> str:
+        """``path:line:col`` (or less where the line is not known)."""
+        path = _one_line(self.path)  # file names come from pull requests too
+        if self.line <= 0:
+            return path
+        if self.column <= 0:
+            return f"{path}:{self.line}"
+        return f"{path}:{self.line}:{self.column}"
+
+    def format(self) -> str:
+        """The compiler-style line that editors and CI problem matchers read."""
+        return f"{self.location}: {self.severity}: {self.message} [{self.subtype.code}]"
+
+
+def _one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters shown as escapes."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def relpath(path: Path, start: Path | None = None) -> str:
+    """Show ``path`` relative to ``start`` (the working folder by default) when inside it."""
+    base = start or Path.cwd()
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()

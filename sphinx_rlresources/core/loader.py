@@ -1,0 +1,187 @@
+"""Load a folder of data files into a checked :class:`~.model.DataSet`.
+
+This is the one code path: the Sphinx extension calls :func:`load_dataset` once per
+build and ``rlresources lint`` calls it once per run, with the same options, so both
+report the same diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sphinx_rlresources.core import checks, freshness
+from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
+from sphinx_rlresources.core.gcpause import without_gc
+from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
+from sphinx_rlresources.core.placeholders import replace_schema_errors
+from sphinx_rlresources.core.validation import validate
+from sphinx_rlresources.core.yamlsafe import YamlDocument, YamlError, decode, load
+
+DATA_SUFFIXES = (".yaml", ".yml")
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What a load checks; the build fills it from ``conf.py``, the CLI from its flags."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    check_scripts: bool = True
+    stale: bool = False
+    """Run the staleness check (git history against ``tested``); see ``freshness``."""
+    cross_check: bool = True
+    """Compare each row with what its script runs (GPUs, backend, model...); see :mod:`.crosscheck`."""
+
+
+def data_files(data_dir: Path) -> list[Path]:
+    """The data files of a folder, in name order (hidden files are skipped)."""
+    return sorted(p for p in data_dir.iterdir() if p.suffix in DATA_SUFFIXES and not p.name.startswith("."))
+
+
+def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    def fail(
+        message: str, line: int = 0, column: int = 0, subtype: Subtype = Subtype.FILE
+    ) -> tuple[None, list[Diagnostic]]:
+        return None, [Diagnostic(shown, line, column, subtype, message)]
+
+    try:
+        real = path.resolve()
+        if path.is_symlink() and not checks.is_within(real, root.resolve()):
+            return fail(
+                "the data file is a symbolic link to a place outside the repository root; "
+                "replace it with the file itself"
+            )
+        size = real.stat().st_size
+        if size > options.max_file_bytes:
+            return fail(
+                f"the data file is {size} bytes, more than the limit of {options.max_file_bytes}; split "
+                "it or raise rlresources_max_file_size (--max-file-size)"
+            )
+        with open(real, "rb") as handle:
+            data = handle.read(options.max_file_bytes + 1)
+    except FileNotFoundError:
+        return fail("the data file has disappeared")
+    except OSError as err:
+        return fail(f"the data file cannot be read ({err.strerror or err}); check its permissions")
+    if len(data) > options.max_file_bytes:
+        return fail(f"the data file is more than the limit of {options.max_file_bytes} bytes")
+    try:
+        doc = load(decode(data))
+    except YamlError as err:
+        return None, [
+            Diagnostic(shown, p.line, p.column, Subtype.FILE if p.kind == "file" else Subtype.YAML, p.message)
+            for p in err.problems
+        ]
+    if doc.value is None:
+        what = "is empty" if not data.strip(b" \t\r\n\xef\xbb\xbf") else "holds no data (only comments or null)"
+        return fail(
+            f"the data file {what}; it needs at least 'size: <label>' and 'entries: []'",
+            1,
+            1,
+            Subtype.SCHEMA,
+        )
+    return doc, []
+
+
+def _schema_diagnostics(doc: YamlDocument, shown: str) -> list[Diagnostic]:
+    found = []
+    for line, column, message in validate(doc):
+        field = message.split(":", 1)[0]
+        subtype = Subtype.SCHEMA
+        if (field.endswith(".url") or field.endswith(".evidence")) and "not in the expected form" in message:
+            subtype = Subtype.URL
+            message += "; only http:// and https:// links are allowed"
+        json_path = "" if field.startswith("(") else field
+        found.append(Diagnostic(shown, line, column, subtype, message, json_path=json_path))
+    return replace_schema_errors(doc, shown, found)
+
+
+def _entries(doc: YamlDocument, label: str, shown: str) -> list[Entry]:
+    entries = []
+    for index, value in enumerate(doc.value["entries"]):
+        path = ("entries", index)
+        line, column = doc.mark(path)
+        marks = {name: doc.mark((*path, name)) for name in value}
+        entries.append(Entry.from_data(label, value, SourceRef(shown, line, column, f"entries[{index}]"), marks))
+    return entries
+
+
+@without_gc  # tens of thousands of kept objects: see gcpause
+def load_dataset(
+    data_dir: Path,
+    root: Path,
+    options: LoadOptions | None = None,
+    display: Callable[[Path], str] = relpath,
+) -> DataSet:
+    """Read, validate and check every data file of ``data_dir``.
+
+    Never raises for bad data: every problem becomes a diagnostic.  A file that cannot
+    be read or breaks the schema still declares its size (taken from the file name),
+    marked unreadable, so pages that draw it say so instead of claiming "unknown size".
+    """
+    options = options or LoadOptions()
+    dataset = DataSet(data_dir=data_dir, root=root)
+    try:
+        files = data_files(data_dir)
+    except OSError as err:
+        dataset.diagnostics.append(
+            Diagnostic(display(data_dir), 0, 0, Subtype.FILE, f"the data folder cannot be read ({err.strerror or err})")
+        )
+        return dataset
+    sizes: list[SizeData] = []
+    for path in files:
+        shown = display(path)
+        doc, problems = _read(path, shown, root, options)
+        dataset.diagnostics.extend(problems)
+        stem_label = path.stem
+        if doc is None:
+            sizes.append(SizeData(stem_label, path, shown, readable=False))
+            continue
+        schema_problems = _schema_diagnostics(doc, shown)
+        dataset.diagnostics.extend(schema_problems)
+        value = doc.value if isinstance(doc.value, dict) else {}
+        declared = value.get("size")
+        label: str = declared if isinstance(declared, str) else stem_label
+        if schema_problems:
+            sizes.append(SizeData(label, path, shown, readable=False))
+            continue
+        if size_key(label) != size_key(stem_label):
+            line, column = doc.mark(("size",))
+            dataset.diagnostics.append(
+                Diagnostic(
+                    shown,
+                    line,
+                    column,
+                    Subtype.SIZE_LABEL,
+                    f"size '{label}' disagrees with the file name '{path.name}'; name the file "
+                    f"'{size_key(label)}{path.suffix}' or set size to the file's label",
+                    json_path="size",
+                )
+            )
+        sizes.append(SizeData(label, path, shown, _entries(doc, label, shown)))
+    seen: dict[str, SizeData] = {}
+    for size in sorted(sizes, key=lambda s: (size_order(s.label), s.path.name)):
+        if size.key in seen:
+            first = seen[size.key]
+            dataset.diagnostics.append(
+                Diagnostic(
+                    size.display_path,
+                    1,
+                    1,
+                    Subtype.DUPLICATE_SIZE,
+                    f"size '{size.label}' is already declared by {first.display_path}; keep one "
+                    "file per size (this file's rows are ignored)",
+                    json_path="size",
+                )
+            )
+            continue
+        seen[size.key] = size
+    dataset.sizes = seen
+    if options.check_scripts:
+        dataset.scripts = checks.check_entries(dataset, cross_check=options.cross_check)
+    if options.stale:
+        freshness.check_staleness(dataset)
+    dataset.diagnostics.sort()
+    return dataset

@@ -1,0 +1,214 @@
+"""The validated data, as typed objects that the table, the CLI and the checks share."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sphinx_rlresources.core.diagnostics import Diagnostic
+
+_SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
+_SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, None: 1.0}
+
+
+def size_key(label: str) -> str:
+    """The case-insensitive key a directive argument and a file name are matched by."""
+    return label.strip().lower()
+
+
+def size_order(label: str) -> tuple[int, float, str]:
+    """Sort sizes by parameter count (0.5B < 7B < 70B < 671B); odd labels go last."""
+    match = _SIZE_RE.match(label.strip())
+    if not match:
+        return (1, 0.0, label.lower())
+    unit = match.group(2).upper() if match.group(2) else None
+    return (0, float(match.group(1)) * _SCALE[unit], label.lower())
+
+
+@dataclass(frozen=True)
+class Contributor:
+    """Who measured a row; the name is linked when a safe target is given."""
+
+    name: str
+    github: str | None = None
+    url: str | None = None
+    email: str | None = None
+
+    @property
+    def link(self) -> str | None:
+        """The link target: GitHub profile first, then the URL, then the email address."""
+        if self.github:
+            return f"https://github.com/{self.github}"
+        if self.url:
+            return self.url
+        if self.email:
+            return f"mailto:{self.email}"
+        return None
+
+    @classmethod
+    def from_data(cls, value: Any) -> Contributor:
+        if isinstance(value, str):
+            return cls(name=value)
+        return cls(
+            name=value["name"],
+            github=value.get("github"),
+            url=value.get("url"),
+            email=value.get("email"),
+        )
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a row was written: the data file and the line/column of its first key."""
+
+    path: str
+    line: int
+    column: int
+    json_path: str = ""
+    """``entries[3]``: the row's place in its file, for diagnostics that name a field."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a resource table."""
+
+    size: str
+    tag: str
+    model: str
+    task: str
+    gpus: int
+    device: str
+    max_batch: int | None
+    train: str
+    infer: str
+    script: str
+    contributor: Contributor
+    source: SourceRef
+    infer_version: str | None = None
+    model_id: str | None = None
+    evidence: str | None = None
+    tested: str | None = None
+    notes: str | None = None
+    field_marks: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, hash=False)
+    """Line and column of each field's value, so checks can point at ``gpus:`` itself."""
+
+    @property
+    def resource(self) -> str:
+        """``8*H100``, as the hand-written pages show it."""
+        return f"{self.gpus}*{self.device}"
+
+    @property
+    def infer_label(self) -> str:
+        """``vllm0.8.3``, as the hand-written pages show it."""
+        return f"{self.infer}{self.infer_version or ''}"
+
+    @property
+    def script_name(self) -> str:
+        return self.script.rsplit("/", 1)[-1]
+
+    def at(self, name: str) -> tuple[int, int]:
+        """The line and column of field ``name`` (the row's start when it is absent)."""
+        return self.field_marks.get(name, (self.source.line, self.source.column))
+
+    @classmethod
+    def from_data(cls, size: str, value: dict[str, Any], source: SourceRef, marks: dict[str, tuple[int, int]]) -> Entry:
+        return cls(
+            size=size,
+            tag=value["tag"],
+            model=value["model"],
+            task=value["task"],
+            gpus=value["gpus"],
+            device=value["device"],
+            max_batch=value["max_batch"],
+            train=value["train"],
+            infer=value["infer"],
+            infer_version=value.get("infer_version"),
+            script=value["script"],
+            contributor=Contributor.from_data(value["contributor"]),
+            model_id=value.get("model_id"),
+            evidence=value.get("evidence"),
+            tested=str(value["tested"]) if value.get("tested") is not None else None,
+            notes=value.get("notes"),
+            source=source,
+            field_marks=marks,
+        )
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the walk: ``order`` is its position, 0 for the newest."""
+
+    sha: str
+    date: str
+    subject: str
+    order: int
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """Why one row is stale: how often its script changed since when, and the newest change."""
+
+    count: int
+    newest: Commit
+    since: str
+    basis: str
+    """``tested`` (the row's date) or ``data`` (the last commit of its data file)."""
+
+    def message(self) -> str:
+        times = "1 time" if self.count == 1 else f"{self.count} times"
+        newest = f"(newest {self.newest.date}: '{self.newest.subject}')"
+        if self.basis == "tested":
+            return (
+                f"script changed {times} since this row was tested on {self.since} {newest}; "
+                "run the configuration again and update tested (and the row, if the script now "
+                "needs other hardware)"
+            )
+        return (
+            f"script changed {times} since this row's data file last changed on {self.since}, "
+            f"and the row has no tested date {newest}; run the configuration again and add "
+            "tested: YYYY-MM-DD"
+        )
+
+
+@dataclass
+class SizeData:
+    """One data file: a size label and its rows.
+
+    ``readable`` is False when the file could not be read or broke the schema; the
+    directive then says so instead of drawing rows that may be wrong.
+    """
+
+    label: str
+    path: Path
+    display_path: str
+    entries: list[Entry] = field(default_factory=list)
+    readable: bool = True
+
+    @property
+    def key(self) -> str:
+        return size_key(self.label)
+
+
+@dataclass
+class DataSet:
+    """Everything one load produced: the sizes in ascending order and the findings."""
+
+    data_dir: Path
+    root: Path
+    sizes: dict[str, SizeData] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    scripts: dict[str, Path] = field(default_factory=dict)
+    """Each row's ``script`` value mapped to the checked real file inside the root."""
+    stale: dict[SourceRef, Staleness] = field(default_factory=dict)
+    """Rows whose script changed after they were tested , by row."""
+    notes: list[str] = field(default_factory=list)
+    """Informational messages (a check that was skipped, and why); never failures."""
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [entry for size in self.sizes.values() for entry in size.entries]
+
+    def files(self) -> list[Path]:
+        return [size.path for size in self.sizes.values()]

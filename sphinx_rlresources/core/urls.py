@@ -1,0 +1,63 @@
+"""The one URL policy: which link targets any output may carry, and the script URL template.
+
+Every front end (the HTML table, the JSON export, ``rlresources render`` for reST and
+Markdown, and through the doctree the man, LaTeX and text builders) asks
+:func:`safe_url` before it emits a link, and :func:`script_url` for the Link column.
+Data files come from pull requests, so a rule kept in one place cannot drift: when
+three copies existed they differed, and the laxest one decided what got through.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import PurePath
+
+SAFE_SCHEMES = ("http://", "https://", "mailto:")
+"""The only schemes a link may use; ``javascript:``, ``data:`` and relative targets never are."""
+
+WEB_SCHEMES = ("http://", "https://")
+"""What a URL template (and any setting that names a web page) must start with."""
+
+_UNSAFE = re.compile(r"[\s<>`\"'|\\]")
+"""Characters no real URL needs that are markup somewhere: ``<>`` end a reST or HTML link,
+a backtick ends reST inline markup, quotes end an attribute, ``|`` is a Markdown cell
+border, a backslash is a roff escape in man pages, and whitespace splits a target."""
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` when every output may link it, else None (the text is then shown unlinked)."""
+    if url and url.startswith(SAFE_SCHEMES) and url.isprintable() and not _UNSAFE.search(url):
+        return url
+    return None
+
+
+def url_template_problem(template: str) -> str | None:
+    """Why a script URL template is unusable, or None.
+
+    Checked once at start-up (``config-inited``, the CLI's flags), so a template that
+    could only ever produce refused URLs is reported, not silently dropped per row.
+    """
+    if not template.startswith(WEB_SCHEMES):
+        return "must start with https:// or http://"
+    bad = _UNSAFE.search(template) or (None if template.isprintable() else True)
+    if bad:
+        shown = repr(bad.group(0)) if isinstance(bad, re.Match) else "a control character"
+        return f"holds {shown}, which no link may contain (every URL it made would be dropped)"
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as err:
+        return f"is not a valid template ({err})"
+    unknown = fields - {"path", "ref"}
+    if unknown:
+        return f"uses {', '.join('{' + f + '}' for f in sorted(unknown))}; only {{path}} and {{ref}} are filled"
+    if "path" not in fields:
+        return "has no {path}"
+    return None
+
+
+def script_url(template: str | None, ref: str, script: str) -> str | None:
+    """The Link column's target for a row's ``script``: the filled template, if it is safe."""
+    if not template:
+        return None
+    return safe_url(template.format(ref=ref, path=PurePath(script).as_posix()))

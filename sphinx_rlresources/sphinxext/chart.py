@@ -1,0 +1,123 @@
+"""``rl-resource-chart``: the fewest GPUs per size and task, as inline SVG and as a table.
+
+HTML builders get the chart (drawn by :mod:`.svgchart`) with the compact table it is
+drawn from under it; every other builder gets the compact table alone.  Rows come from
+:func:`core.query.select <sphinx_rlresources.core.query.select>`, with the same filter
+options, checks and warnings as ``rl-resource-table``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from html import escape
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+
+from sphinx_rlresources.core.model import Entry, SizeData
+from sphinx_rlresources.sphinxext.base import EMPTY_MARK, FILTER_OPTIONS, RLResourceDirective, simple_table
+from sphinx_rlresources.sphinxext.i18n import _
+from sphinx_rlresources.sphinxext.nodes import rlresources_chart
+from sphinx_rlresources.sphinxext.svgchart import ChartText, render_svg
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+    from sphinx.writers.html5 import HTML5Translator
+
+
+def lowest(entries: list[Entry]) -> str:
+    """``8 (H100, H800)``: the fewest GPUs among ``entries`` and the devices that do it."""
+    if not entries:
+        return EMPTY_MARK
+    fewest = min(e.gpus for e in entries)
+    devices = sorted({e.device for e in entries if e.gpus == fewest}, key=str.lower)
+    return f"{fewest} ({', '.join(devices)})"
+
+
+class RLResourceChart(RLResourceDirective):
+    """``.. rl-resource-chart::``: the fewest GPUs per model size and task, on a log scale."""
+
+    required_arguments = 0
+    optional_arguments = 0
+    kind = "rl-resource-chart"
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        **FILTER_OPTIONS,
+        # the sizes along the axis (comma list); every data file by default
+        "sizes": directives.unchanged_required,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def draw(self) -> list[nodes.Node]:
+        chosen = self.select(self.dataset(), None)
+        self.unreadable_warning(chosen, f"{self.kind} leaves its rows out")
+        if not chosen.entries:
+            return [self.empty(_("any size"), bool(chosen.filters))]
+        words = ChartText(
+            title=_("Minimum GPUs per model size and task"),
+            gpus_axis=_("GPUs (log scale)"),
+            size_axis=_("Model size"),
+            description=_(
+                "One mark per verified configuration: blue circles are MIN, orange diamonds RECOMMENDED; "
+                "the dashed line joins the fewest GPUs of each size."
+            ),
+            no_rows=_("no verified configuration"),
+        )
+        ident = f"rl-chart-{nodes.make_id(self.env.docname)}-{self.env.new_serialno('rlresources-chart')}"
+        node = rlresources_chart(classes=["rlresources-chart", *self.options.get("class", [])])
+        node["svg"] = render_svg([s.label for s in chosen.sizes], chosen.entries, words, ident)
+        node["summary"] = _("The chart as a table")
+        node += self._compact(chosen.sizes, chosen.entries)
+        node.source, node.line = self.get_source_info()
+        self.add_name(node)
+        return [node]
+
+    @staticmethod
+    def _compact(sizes: list[SizeData], entries: list[Entry]) -> nodes.table:
+        """Size, task, and the fewest GPUs for MIN and for RECOMMENDED: what the chart shows."""
+        headers = [_("Size"), _("Task"), "MIN", "RECOMMENDED"]
+        rows: list[list[nodes.Node]] = []
+        for size in sizes:
+            mine = [e for e in entries if e.size.lower() == size.key]
+            tasks: dict[str, list[Entry]] = {}
+            for entry in mine:
+                tasks.setdefault(entry.task.lower(), []).append(entry)
+            for key in sorted(tasks):
+                group = tasks[key]
+                rows.append(
+                    [
+                        nodes.Text(size.label),
+                        nodes.Text(group[0].task),
+                        nodes.Text(lowest([e for e in group if e.tag == "MIN"])),
+                        nodes.Text(lowest([e for e in group if e.tag == "RECOMMENDED"])),
+                    ]
+                )
+        return simple_table(headers, rows, ["rlresources-chart-table"])
+
+
+def visit_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
+    self.body.append(self.starttag(node, "figure", ""))
+    self.body.append(node["svg"])  # built by svgchart.render_svg, which escapes every text from the data
+    self.body.append(f'<details class="rlresources-chart-data"><summary>{escape(node.get("summary", ""))}</summary>\n')
+
+
+def depart_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
+    self.body.append("</details></figure>\n")
+
+
+def _pass(self: Any, node: nodes.Node) -> None:
+    """Non-HTML builders draw the compact table inside the chart node."""
+
+
+def register(app: Sphinx) -> None:
+    passthrough = (_pass, _pass)
+    app.add_node(
+        rlresources_chart,
+        html=(visit_chart_html, depart_chart_html),
+        latex=passthrough,
+        text=passthrough,
+        man=passthrough,
+        texinfo=passthrough,
+    )
+    app.add_directive("rl-resource-chart", RLResourceChart)

@@ -1,0 +1,27 @@
+"""The extension's own doctree nodes, apart from the code that makes and draws them.
+
+Each subclasses the docutils node it stands for, so a builder without a visitor of its
+own (a third-party one) draws it as that plain node.  Keeping them here lets the
+filtering, chart and coverage modules recognise each other's nodes without importing
+each other.
+"""
+
+from __future__ import annotations
+
+from docutils import nodes
+
+
+class rlresources_filter(nodes.container):
+    """A filterable table; ``strings`` holds the controls' translated words."""
+
+
+class rlresources_row(nodes.row):
+    """A table row with the values the filters read, in ``rl_data``."""
+
+
+class rlresources_chart(nodes.container):
+    """The chart: ``svg`` for HTML, and the compact table as children for everyone."""
+
+
+class rlresources_mark(nodes.inline):
+    """A coverage cell's ✓ or —; ``label`` says in words what it means."""

@@ -1,0 +1,206 @@
+"""The landscape chart: GPUs needed per model size and task, drawn as SVG text.
+
+Written by hand rather than with a plotting library: the chart is a few dozen marks
+on fixed axes, so string building takes well under a millisecond where importing a
+plotting library takes a large part of a second on every build; the package keeps its
+four small dependencies; and the output is plain, small SVG (text stays text,
+colours inherit the theme through ``currentColor``) whose bytes depend on the data
+alone, which a plotting library's ids, font embedding and metadata make hard.
+
+Every text from the data is escaped here, for text nodes and attribute values alike:
+the data files are untrusted and this SVG is written into the page as is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+from sphinx_rlresources.core.model import Entry
+
+# Colours chosen to read on white and on near-black backgrounds (contrast >= 3:1 on both).
+MIN_COLOUR = "#3b82f6"
+RECOMMENDED_COLOUR = "#f97316"
+
+SLOT = 64  # horizontal room per size
+LEFT = 72  # room for the GPU tick labels and the axis title
+RIGHT = 16
+TOP = 40  # room for the legend
+STEP = 20  # vertical room per doubling of GPUs
+PANEL_GAP = 30  # room for a panel's task heading
+BOTTOM = 46  # room for the size labels and the axis title
+SPREAD = 11  # horizontal offset between marks that would sit on each other
+
+
+@dataclass(frozen=True)
+class ChartText:
+    """The chart's own words, translated by the caller."""
+
+    title: str = "Minimum GPUs per model size and task"
+    gpus_axis: str = "GPUs (log scale)"
+    size_axis: str = "Model size"
+    description: str = "One mark per verified configuration: circles are MIN, diamonds RECOMMENDED."
+    no_rows: str = "no verified configuration"
+
+
+@dataclass
+class Panel:
+    task: str
+    entries: list[Entry] = field(default_factory=list)
+
+
+def clean(text: str) -> str:
+    """Escape for XML text and attributes, dropping characters XML 1.0 cannot hold."""
+    kept = "".join(c for c in text if c in "\t\n" or (ord(c) >= 0x20 and not 0xD800 <= ord(c) <= 0xDFFF))
+    return escape(kept, quote=True)
+
+
+def row_text(entry: Entry) -> str:
+    """The hover text of a mark: the row, as the table shows it."""
+    parts = [entry.size, entry.tag, entry.model, entry.task, entry.resource, entry.train, entry.infer_label]
+    if entry.max_batch is not None:
+        parts.append(f"max batch {entry.max_batch}")
+    parts.append(entry.script_name)
+    return " · ".join(parts)
+
+
+def panels(entries: Sequence[Entry]) -> list[Panel]:
+    """One panel per task (case-insensitive), in alphabetical order."""
+    found: dict[str, Panel] = {}
+    for entry in entries:
+        found.setdefault(entry.task.lower(), Panel(entry.task)).entries.append(entry)
+    return [found[key] for key in sorted(found)]
+
+
+def doublings(entries: Sequence[Entry]) -> int:
+    """How many doublings the GPU axis spans: up to the next power of two, at least 8 GPUs."""
+    most = max((e.gpus for e in entries), default=1)
+    return max(3, math.ceil(math.log2(most)))
+
+
+def _num(value: float) -> str:
+    """Coordinates with one decimal and no trailing ``.0``, so output is short and stable."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _mark(entry: Entry, x: float, y: float) -> str:
+    title = f"<title>{clean(row_text(entry))}</title>"
+    if entry.tag == "MIN":
+        shape = (
+            f'<circle cx="{_num(x)}" cy="{_num(y)}" r="5.5" fill="{MIN_COLOUR}" '
+            'stroke="currentColor" stroke-width="0.75"/>'
+        )
+        kind = "rl-min"
+    else:
+        d = 6.5
+        points = f"{_num(x)},{_num(y - d)} {_num(x + d)},{_num(y)} {_num(x)},{_num(y + d)} {_num(x - d)},{_num(y)}"
+        shape = f'<polygon points="{points}" fill="{RECOMMENDED_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
+        kind = "rl-recommended"
+    return f'<g class="rl-mark {kind}">{title}{shape}</g>'
+
+
+def render_svg(
+    sizes: Sequence[str], entries: Sequence[Entry], text: ChartText | None = None, ident: str = "rl-chart"
+) -> str:
+    """The chart as one ``<svg>`` element.
+
+    ``sizes`` are the size labels along the horizontal axis, in order (sizes without
+    rows keep their place, so gaps in the data show); ``entries`` are the rows drawn.
+    ``ident`` prefixes the element ids, which must be unique on the page.
+    """
+    words = text or ChartText()
+    groups = panels(entries)
+    span = doublings(entries)
+    plot_height = span * STEP
+    width = LEFT + SLOT * max(len(sizes), 1) + RIGHT
+    panel_height = PANEL_GAP + plot_height + 12
+    height = TOP + panel_height * max(len(groups), 1) + BOTTOM
+    slot_of = {label.lower(): index for index, label in enumerate(sizes)}
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rlresources-chart-svg" role="img" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'font-family="inherit" font-size="12" aria-labelledby="{ident}-title {ident}-desc">',
+        f'<title id="{ident}-title">{clean(words.title)}</title>',
+        f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
+        '<g class="rl-legend" fill="currentColor">',
+        _mark_legend(LEFT, 20),
+        "</g>",
+    ]
+    for index, panel in enumerate(groups or [Panel("")]):
+        top = TOP + index * panel_height + PANEL_GAP
+        out.append(f'<g class="rl-panel" data-task="{clean(panel.task)}">')
+        out.append(
+            f'<text x="{LEFT}" y="{top - 10}" font-weight="bold" fill="currentColor">'
+            f"{clean(panel.task or words.no_rows)}</text>"
+        )
+        for power in range(span + 1):
+            y = top + plot_height - power * STEP
+            out.append(
+                f'<line x1="{LEFT}" x2="{width - RIGHT}" y1="{y}" y2="{y}" stroke="currentColor" '
+                f'stroke-opacity="{0.35 if power == 0 else 0.12}"/>'
+            )
+            out.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="currentColor">{2**power}</text>')
+        out.append(_panel_marks(panel, slot_of, top, plot_height, span))
+        out.append("</g>")
+    axis_y = TOP + panel_height * max(len(groups), 1)
+    for index, label in enumerate(sizes):
+        x = LEFT + SLOT * index + SLOT / 2
+        out.append(
+            f'<text x="{_num(x)}" y="{axis_y + 4}" text-anchor="middle" fill="currentColor">{clean(label)}</text>'
+        )
+    out.append(
+        f'<text x="{_num(LEFT + SLOT * len(sizes) / 2)}" y="{axis_y + 30}" text-anchor="middle" '
+        f'fill="currentColor">{clean(words.size_axis)}</text>'
+    )
+    middle = TOP + panel_height * max(len(groups), 1) / 2
+    out.append(
+        f'<text x="14" y="{_num(middle)}" text-anchor="middle" fill="currentColor" '
+        f'transform="rotate(-90 14 {_num(middle)})">{clean(words.gpus_axis)}</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _mark_legend(x: int, y: int) -> str:
+    return (
+        f'<circle cx="{x + 6}" cy="{y}" r="5.5" fill="{MIN_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
+        f'<text x="{x + 16}" y="{y + 4}">MIN</text>'
+        f'<polygon points="{x + 76},{y - 6.5} {x + 82.5},{y} {x + 76},{y + 6.5} {x + 69.5},{y}" '
+        f'fill="{RECOMMENDED_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
+        f'<text x="{x + 88}" y="{y + 4}">RECOMMENDED</text>'
+    )
+
+
+def _panel_marks(panel: Panel, slot_of: dict[str, int], top: int, plot_height: int, span: int) -> str:
+    def y_of(gpus: int) -> float:
+        return top + plot_height - math.log2(gpus) * STEP
+
+    # Marks that would overlap (same size and GPU count) are spread sideways, in row order.
+    placed: dict[tuple[int, int], list[Entry]] = {}
+    for entry in panel.entries:
+        slot = slot_of.get(entry.size.lower())
+        if slot is not None:
+            placed.setdefault((slot, entry.gpus), []).append(entry)
+    lowest: dict[int, int] = {}
+    for (slot, gpus), _group in placed.items():
+        lowest[slot] = min(gpus, lowest.get(slot, gpus))
+    parts = []
+    if len(lowest) > 1:
+        points = " ".join(
+            f"{_num(LEFT + SLOT * slot + SLOT / 2)},{_num(y_of(gpus))}" for slot, gpus in sorted(lowest.items())
+        )
+        parts.append(
+            f'<polyline class="rl-minimum" points="{points}" fill="none" stroke="currentColor" '
+            'stroke-opacity="0.45" stroke-dasharray="4 3"/>'
+        )
+    for (slot, gpus), group in sorted(placed.items()):
+        centre = LEFT + SLOT * slot + SLOT / 2
+        # Many rows at one point squeeze together rather than spill into the next size.
+        step = min(SPREAD, (SLOT - 16) / max(len(group) - 1, 1))
+        for index, entry in enumerate(group):
+            x = centre + (index - (len(group) - 1) / 2) * step
+            parts.append(_mark(entry, x, y_of(gpus)))
+    return "\n".join(parts)
