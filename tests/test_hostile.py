@@ -19,7 +19,7 @@ from sphinx.cmd.build import build_main
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core import yamlsafe
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
-from sphinx_rlresources.sphinxext.table import safe_url
+from sphinx_rlresources.core.urls import safe_url
 
 TESTS = Path(__file__).parent
 HOSTILE_ROOT = TESTS / "roots" / "test-hostile"

@@ -1,0 +1,328 @@
+"""Splitting script text into words (with their expansions) and control operators.
+
+Quoting, escapes, ``$X``, ``${X:-default}``, ``$(( ))``, line continuations and comments;
+a command substitution or anything else whose value cannot be known is an
+:class:`Opaque` part.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_PARAMETER_CHARS, NAME_RE
+
+LITERAL_RUN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
+PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
+
+
+class Lit(NamedTuple):
+    text: str
+    quoted: bool
+
+
+class Var(NamedTuple):
+    name: str
+    op: str | None
+    arg: tuple[Part, ...]
+    quoted: bool
+
+
+class Arith(NamedTuple):
+    expr: str
+    quoted: bool
+
+
+class Opaque(NamedTuple):
+    """Something whose value cannot be known: ``$(cmd)``, `` `cmd` ``, ``$@``, ``${#x}``."""
+
+    kind: str
+    quoted: bool
+
+
+Part = Lit | Var | Arith | Opaque
+
+
+class Word(NamedTuple):
+    parts: tuple[Part, ...]
+    raw: str
+    line: int
+    end: int
+
+
+class Op(NamedTuple):
+    text: str
+    line: int
+
+
+Token = Word | Op
+
+
+class Lexer:
+    """Split script text into words (with their expansions) and control operators."""
+
+    def __init__(self, text: str, line: int = 1, depth: int = 0) -> None:
+        self.text = text
+        self.pos = 0
+        self.line = line
+        self.depth = depth
+        self.heredocs: list[tuple[str, bool]] = []
+
+    # -- helpers ---------------------------------------------------------------------
+    def _advance_to(self, pos: int) -> None:
+        pos = min(pos, len(self.text))
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+
+    def _closing_quote(self, start: int, quote: str) -> int:
+        """Index just after the quote closing the one at ``start`` (or the end)."""
+        i = start + 1
+        text = self.text
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and quote != "'":
+                i += 2
+                continue
+            if c == quote:
+                return i + 1
+            i += 1
+        return len(text)
+
+    def _matching(self, start: int, opener: str, closer: str) -> int:
+        """Index just after the ``closer`` balancing the ``opener`` at ``start``."""
+        text = self.text
+        depth = 0
+        i = start
+        while i < len(text):
+            c = text[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c in "'\"`":
+                i = self._closing_quote(i, c)
+                continue
+            if c == opener:
+                depth += 1
+            elif c == closer:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return len(text)
+
+    # -- tokens ------------------------------------------------------------------------
+    def tokens(self) -> list[Token]:
+        out: list[Token] = []
+        text = self.text
+        n = len(text)
+        while self.pos < n:
+            c = text[self.pos]
+            if c in " \t\r\f\v":
+                self.pos += 1
+            elif c == "\\" and text.startswith("\\\n", self.pos):
+                self._advance_to(self.pos + 2)
+            elif c == "#":
+                end = text.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            elif c == "\n":
+                out.append(Op("\n", self.line))
+                self._advance_to(self.pos + 1)
+                self._skip_heredocs()
+            elif c in "<>" or (c == "&" and text.startswith(">", self.pos + 1)):
+                self._redirection(out)
+            elif c in ";&|()":
+                two = text[self.pos : self.pos + 2]
+                op = two if two in (";;", "&&", "||", "|&", ";&") else c
+                out.append(Op(op, self.line))
+                self.pos += len(op)
+            else:
+                out.append(self.word())
+        return out
+
+    def _redirection(self, out: list[Token]) -> None:
+        text = self.text
+        last = out[-1] if out else None
+        if isinstance(last, Word) and last.end == self.pos and last.raw.isdigit():
+            out.pop()  # the file descriptor of 2>&1
+        match = re.compile(r"&>>|&>|<<<|<<-|<<|<>|<&|>&|>>|>\||<|>").match(text, self.pos)
+        op = match.group(0) if match else text[self.pos]
+        self.pos += len(op)
+        if op in ("<", ">") and text.startswith("(", self.pos):
+            self._advance_to(self._matching(self.pos, "(", ")"))  # <(cmd): process substitution
+            return
+        while self.pos < len(text) and text[self.pos] in " \t":
+            self.pos += 1
+        if self.pos >= len(text) or text[self.pos] in "\n;&|()<>":
+            return
+        target = self.word()
+        if op in ("<<", "<<-"):
+            delimiter = "".join(p.text for p in target.parts if isinstance(p, Lit))
+            self.heredocs.append((delimiter, op == "<<-"))
+
+    def _skip_heredocs(self) -> None:
+        """Skip the bodies of the here-documents opened on the line just ended."""
+        pending, self.heredocs = self.heredocs, []
+        for delimiter, strip_tabs in pending:
+            while self.pos < len(self.text):
+                end = self.text.find("\n", self.pos)
+                end = len(self.text) if end < 0 else end
+                line = self.text[self.pos : end]
+                self._advance_to(end + 1)
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    break
+
+    def word(self) -> Word:
+        text = self.text
+        start, line = self.pos, self.line
+        parts: list[Part] = []
+        while self.pos < len(text):
+            c = text[self.pos]
+            if c in " \t\r\f\v\n;&|<>)":
+                break
+            if c == "(":
+                if parts and ASSIGN_RE.fullmatch("".join(p.text for p in parts if isinstance(p, Lit))):
+                    end = self._matching(self.pos, "(", ")")  # an array: X=(a b c)
+                    self._advance_to(end)
+                    parts.append(Opaque("array", False))
+                    continue
+                break
+            if c == "\\":
+                if text.startswith("\\\n", self.pos):
+                    self._advance_to(self.pos + 2)
+                else:
+                    parts.append(Lit(text[self.pos + 1 : self.pos + 2], True))
+                    self.pos += 2
+            elif c == "'":
+                end = self._closing_quote(self.pos, "'")
+                closed = text[end - 1 : end] == "'" and end - 1 > self.pos
+                parts.append(Lit(text[self.pos + 1 : end - 1 if closed else end], True))
+                self._advance_to(end)
+            elif c == '"':
+                self._double_quoted(parts)
+            elif c == "$":
+                self._dollar(parts, quoted=False)
+            elif c == "`":
+                end = self._closing_quote(self.pos, "`")
+                self._advance_to(end)
+                parts.append(Opaque("command", False))
+            else:
+                match = LITERAL_RUN.match(text, self.pos)
+                run = match.group(0) if match else c
+                parts.append(Lit(run, False))
+                self.pos += len(run)
+        return Word(tuple(parts), text[start : self.pos], line, self.pos)
+
+    def _double_quoted(self, parts: list[Part], closing: bool = True) -> None:
+        """Parse ``"..."`` at the position, or (``closing=False``) the rest of the text
+        as if it were inside double quotes (the word of ``"${X:-word}"``)."""
+        text = self.text
+        if closing:
+            self.pos += 1
+        literal: list[str] = []
+
+        def flush() -> None:
+            if literal:
+                parts.append(Lit("".join(literal), True))
+                literal.clear()
+
+        while self.pos < len(text):
+            c = text[self.pos]
+            if c == '"' and closing:
+                self.pos += 1
+                break
+            if c == "\\":
+                nxt = text[self.pos + 1 : self.pos + 2]
+                if nxt == "\n":
+                    self._advance_to(self.pos + 2)
+                elif nxt in ("$", "`", '"', "\\"):
+                    literal.append(nxt)
+                    self.pos += 2
+                else:
+                    literal.append(c)
+                    self.pos += 1
+            elif c == "$":
+                flush()
+                self._dollar(parts, quoted=True)
+            elif c == "`":
+                flush()
+                self._advance_to(self._closing_quote(self.pos, "`"))
+                parts.append(Opaque("command", True))
+            else:
+                if c == "\n":
+                    self.line += 1
+                literal.append(c)
+                self.pos += 1
+        flush()
+
+    def _dollar(self, parts: list[Part], quoted: bool) -> None:
+        text = self.text
+        nxt = text[self.pos + 1 : self.pos + 2]
+        if text.startswith("$((", self.pos):
+            end = self._matching(self.pos + 1, "(", ")")
+            inner = text[self.pos + 3 : end - 2] if text[end - 2 : end] == "))" else None
+            self._advance_to(end)
+            parts.append(Arith(inner, quoted) if inner is not None else Opaque("arithmetic", quoted))
+        elif nxt == "(":
+            self._advance_to(self._matching(self.pos + 1, "(", ")"))
+            parts.append(Opaque("command", quoted))
+        elif nxt == "{":
+            end = self._matching(self.pos + 1, "{", "}")
+            inner = text[self.pos + 2 : end - 1] if text[end - 1 : end] == "}" else ""
+            line = self.line
+            self._advance_to(end)
+            parts.append(self._parameter(inner, quoted, line))
+        elif nxt == "'" and not quoted:
+            end = self.pos + 2
+            while end < len(text) and text[end] != "'":
+                end += 2 if text[end] == "\\" else 1
+            body = text[self.pos + 2 : min(end, len(text))]
+            self._advance_to(end + 1)
+            parts.append(Lit(_ansi_c(body), True))
+        elif nxt and ((nxt.isascii() and nxt.isalpha()) or nxt == "_"):  # bash names are ASCII ($é is text)
+            match = NAME_RE.match(text, self.pos + 1)
+            assert match is not None
+            parts.append(Var(match.group(0), None, (), quoted))
+            self.pos = match.end()
+        elif nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
+            parts.append(Opaque("special", quoted))
+            self.pos += 2
+        else:
+            parts.append(Lit("$", quoted))
+            self.pos += 1
+
+    def _parameter(self, inner: str, quoted: bool, line: int) -> Part:
+        """``${...}``: a plain name, a name with a default/alternative, or unknown."""
+        match = NAME_RE.match(inner)
+        if not match:
+            return Opaque("special", quoted)
+        if len(inner) > MAX_PARAMETER_CHARS:
+            return Opaque("nested", quoted)
+        name, rest = match.group(0), inner[match.end() :]
+        if not rest:
+            return Var(name, None, (), quoted)
+        for op in PARAM_OPS:
+            if rest.startswith(op):
+                if self.depth >= MAX_NESTING:
+                    return Opaque("nested", quoted)
+                sub = Lexer(rest[len(op) :], line, self.depth + 1)
+                arg: list[Part] = []
+                if quoted:
+                    sub._double_quoted(arg, closing=False)
+                else:
+                    while sub.pos < len(sub.text):
+                        if sub.text[sub.pos] in " \t\n":
+                            arg.append(Lit(sub.text[sub.pos], False))
+                            sub._advance_to(sub.pos + 1)
+                            continue
+                        before = sub.pos
+                        arg.extend(sub.word().parts)
+                        if sub.pos == before:
+                            arg.append(Lit(sub.text[sub.pos], False))
+                            sub.pos += 1
+                return Var(name, op, tuple(arg), quoted)
+        return Opaque("parameter", quoted)
+
+
+def _ansi_c(body: str) -> str:
+    escapes = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "r": "\r", "a": "\a", "e": "\x1b", "0": "\0"}
+    return re.sub(r"\\(.)", lambda m: escapes.get(m.group(1), "\\" + m.group(1)), body, flags=re.DOTALL)

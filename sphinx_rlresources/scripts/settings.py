@@ -1,0 +1,152 @@
+"""What reading a script gives: the trainer's overrides and the settings a row is checked against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sphinx_rlresources.scripts.shell import INT_RE
+from sphinx_rlresources.scripts.verl import STOCK_CONFIGS, STOCK_ENTRY_POINTS
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``key=value`` argument of the trainer command.
+
+    ``value`` is the value after shell expansion, or None when any part of it is unknown;
+    ``tail`` is the known text after the last unknown part (all of it when known), so
+    ``$HOME/models/Qwen2.5-7B`` still shows its last path part.  ``raw`` is the argument
+    as written and ``line`` the 1-based line it starts on.
+    """
+
+    key: str
+    value: str | None
+    raw: str
+    line: int
+    tail: str = ""
+
+    @property
+    def shown(self) -> str:
+        """``key=value`` with the resolved value, or as written when it is unknown."""
+        return f"{self.key}={self.value}" if self.value is not None else self.raw
+
+
+@dataclass(frozen=True)
+class ScriptProblem:
+    """A "script sanity" finding: a mistake in the script itself, at a 1-based line.
+
+    ``key`` is the override it concerns (empty for the script as a whole), so a value
+    already blamed here is not reported a second time as a mismatch.
+    """
+
+    line: int
+    message: str
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class ScriptSettings:
+    """What the trainer command of a script sets, as far as it can be known."""
+
+    overrides: dict[str, Override] = field(default_factory=dict)
+    config_name: str | None = None
+    config_name_line: int = 0
+    trainer_line: int = 0
+    """The line the trainer command starts on (0: no command with ``a.b=c`` overrides)."""
+    entry_point: str | None = None
+    """What the trainer command runs: the module after ``-m``, or the first ``*.py``."""
+    problems: list[ScriptProblem] = field(default_factory=list)
+    variables: dict[str, str | None] = field(default_factory=dict)
+    """The script's top-level variables at its end (None: unknown)."""
+
+    # -- raw access --------------------------------------------------------------
+    def text(self, key: str) -> str | None:
+        """The known value of an override, with one layer of Hydra quotes removed."""
+        override = self.overrides.get(key)
+        if override is None or override.value is None:
+            return None
+        value = override.value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        return value
+
+    def integer(self, key: str) -> int | None:
+        value = self.text(key)
+        if value is None or not INT_RE.fullmatch(value):
+            return None
+        return int(value)
+
+    @property
+    def stock_config(self) -> bool:
+        """Whether the trainer uses one of verl's own configs, whose defaults are known.
+
+        Without ``--config-name`` that is only so for verl's PPO entry point: a recipe's
+        own trainer (``recipe.dapo.main_dapo``) brings its own default config.
+        """
+        if self.config_name is None:
+            return self.config_name_line == 0 and self.entry_point in STOCK_ENTRY_POINTS
+        name = self.config_name.strip().strip("'\"")
+        if name.endswith(".yaml"):
+            name = name[: -len(".yaml")]
+        return name in STOCK_CONFIGS
+
+    # -- the settings a row is checked against -----------------------------------
+    @property
+    def n_gpus_per_node(self) -> int | None:
+        return self.integer("trainer.n_gpus_per_node")
+
+    @property
+    def nnodes(self) -> int | None:
+        return self.integer("trainer.nnodes")
+
+    @property
+    def gpus(self) -> int | None:
+        """GPUs used in all: ``n_gpus_per_node × nnodes`` when both are known."""
+        per_node, nodes = self.n_gpus_per_node, self.nnodes
+        if per_node is None or nodes is None:
+            return None
+        return per_node * nodes
+
+    @property
+    def rollout_name(self) -> str | None:
+        value = self.text("actor_rollout_ref.rollout.name")
+        return value.lower() if value else None
+
+    @property
+    def train_backend(self) -> str | None:
+        """``megatron``, ``fsdp`` or None (unknown).
+
+        ``actor_rollout_ref.actor.strategy`` decides when set; otherwise a config name
+        naming megatron means megatron, and verl's default config means fsdp.
+        """
+        if "actor_rollout_ref.actor.strategy" in self.overrides:
+            strategy = (self.text("actor_rollout_ref.actor.strategy") or "").lower()
+            if strategy == "megatron":
+                return "megatron"
+            if strategy in ("fsdp", "fsdp2"):
+                return "fsdp"
+            return None
+        if self.config_name is not None and "megatron" in self.config_name.lower():
+            return "megatron"
+        if self.stock_config:
+            return "fsdp"
+        return None
+
+    @property
+    def lora_rank(self) -> int | None:
+        """The LoRA rank: 0 (full fine-tuning) when a stock config is used and not set."""
+        if "actor_rollout_ref.model.lora_rank" in self.overrides:
+            return self.integer("actor_rollout_ref.model.lora_rank")
+        return 0 if self.stock_config else None
+
+    @property
+    def adv_estimator(self) -> str | None:
+        value = self.text("algorithm.adv_estimator")
+        return value.lower() if value else None
+
+    @property
+    def model_path(self) -> str | None:
+        return self.text("actor_rollout_ref.model.path")
+
+    @property
+    def train_batch_size(self) -> int | None:
+        return self.integer("data.train_batch_size")
