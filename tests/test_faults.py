@@ -103,8 +103,8 @@ def test_a_data_file_that_became_unreadable_is_reported_and_nothing_stale_is_sho
     status, warnings, _ = build(project)
     assert status == 0
     assert warnings == [
-        "<srcdir>/data/7b.yaml:1: WARNING: the data file cannot be read (Is a directory); check its permissions "
-        "[rlresources.file]",
+        "<srcdir>/data/7b.yaml:1: WARNING: the data file is a folder, not a regular file; replace it with a YAML "
+        "file [rlresources.file]",
         "<srcdir>/everything.rst:4: WARNING: the data for size '7b' could not be read (<srcdir>/data/7b.yaml); its "
         "rows are not drawn: fix the problems reported for that file [rlresources.data_unreadable]",
         "<srcdir>/seven.rst:4: WARNING: the data for size '7b' could not be read (<srcdir>/data/7b.yaml); its rows "

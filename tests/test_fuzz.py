@@ -5,8 +5,8 @@ mutations of a valid data file and random script texts to the loader, the checks
 script reader and ``rlresources lint``.  Each must either succeed or return located
 diagnostics.
 
-CI runs the ``ci`` profile (a few dozen examples per test, well under a minute in
-all).  A long run locally::
+CI runs the ``ci`` profile (200 examples per property, more than 2,000 in all, within
+about three minutes).  A long run locally::
 
     RLRESOURCES_FUZZ=long .venv/bin/python -m pytest tests/test_fuzz.py -q --hypothesis-show-statistics
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import string
 from contextlib import redirect_stderr, redirect_stdout
@@ -31,11 +32,12 @@ from hypothesis import strategies as st
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.text import visible
 from sphinx_rlresources.scripts.reader import read_script
 
 settings.register_profile(
     "ci",
-    max_examples=100,
+    max_examples=200,
     deadline=None,
     derandomize=True,  # the same examples on every CI run: a failure is reproducible
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -286,8 +288,11 @@ class _cwd:
         os.chdir(self.old)
 
 
-#: Characters that mean something to reST, Markdown, HTML or LaTeX, and a few letters.
-MARKUP = "*`_|\\<>[]()#-+.:=!~^${}%&'\" aZ09é"
+#: Characters that mean something to reST, Markdown, HTML or LaTeX, a few letters, and
+#: the characters that change how text reads: line and paragraph separators, bidi
+#: overrides and isolates, zero-width characters (the loader refuses them; an output that
+#: is handed one shows its code point).
+MARKUP = "*`_|\\<>[]()#-+.:=!~^${}%&'\" aZ09é\u2028\u2029\u0085\u202e\u2066\u200b\ufeff"
 #: Whole constructs: links a parser finds on its own, roles, footnotes, list markers.
 MARKUP_TOKENS = [
     "javascript:alert(1)", "https://e.x/a", "mailto:a", "a@b.cd", "www.e.com", "::", ":ref:`x`", ":x: y",
@@ -296,7 +301,7 @@ MARKUP_TOKENS = [
 markup_text = (
     st.lists(st.one_of(st.sampled_from(list(MARKUP)), st.sampled_from(MARKUP_TOKENS)), min_size=1, max_size=15)
     .map("".join)
-    .map(lambda s: " ".join(s.split()))  # docutils folds runs of spaces, as a reader would
+    .map(lambda s: re.sub(" +", " ", s).strip(" "))  # docutils folds runs of spaces, as a reader would
     .filter(bool)
 )
 
@@ -323,7 +328,7 @@ def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes:
     (table,) = doctree.findall(nodes.table)
     body = next(table.findall(nodes.tbody))
     cells = [entry_.astext() for entry_ in body.findall(nodes.entry)]
-    assert cells == [model, name, notes], text
+    assert cells == [visible(model), visible(name), visible(notes)], text
     for cell in body.findall(nodes.entry):  # nothing became emphasis, a link, a list or a reference
         for node in cell.findall():
             assert isinstance(node, (nodes.entry, nodes.paragraph, nodes.Text)), (type(node).__name__, text)
@@ -370,7 +375,110 @@ def test_rendered_markdown_shows_every_value_literally(model: str, name: str, no
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     cells = [t for t in tokens if t.type == "inline"][3:]  # after the three header cells
     assert [t.type for t in tokens if t.type.endswith("_open")].count("tr_open") == 2, text
-    for cell, value in zip(cells, [model, name, notes], strict=True):
+    for cell, value in zip(cells, [visible(model), visible(name), visible(notes)], strict=True):
         kinds = {child.type for child in cell.children or []}
         assert kinds <= {"text"}, (kinds, text)  # no emphasis, code, link, image or HTML
         assert "".join(child.content for child in cell.children or []) == value, text
+
+
+# -- every path opened is a regular file inside the root -----------------------------------
+
+#: What stands where a data file or a row's script should be.
+KINDS = ["file", "link-inside", "link-outside", "link-device", "fifo", "link-fifo", "folder", "missing"]
+
+
+def _place(path: Path, kind: str, text: str, root: Path, outside: Path) -> None:
+    """Put a ``kind`` at ``path``: the real thing, a link in or out, a pipe, a folder, or nothing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    spare = f"{path.parent.name}-{path.name}.{kind}"
+    if kind == "file":
+        path.write_text(text, "utf-8")
+    elif kind == "link-inside":
+        (root / "store").mkdir(exist_ok=True)
+        (root / "store" / spare).write_text(text, "utf-8")
+        path.symlink_to(root / "store" / spare)
+    elif kind == "link-outside":
+        (outside / spare).write_text(text, "utf-8")
+        path.symlink_to(outside / spare)
+    elif kind == "link-device":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link-fifo":
+        (root / "store").mkdir(exist_ok=True)
+        os.mkfifo(root / "store" / spare)
+        path.symlink_to(root / "store" / spare)
+    elif kind == "folder":
+        path.mkdir()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+@FUZZ
+@given(
+    data=st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
+    scripts=st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
+    folder=st.sampled_from(["folder", "link-inside", "link-outside"]),
+)
+def test_every_path_the_loader_opens_is_a_regular_file_inside_the_root(
+    tmp_path_factory: pytest.TempPathFactory, data: list[str], scripts: list[str], folder: str
+) -> None:
+    import builtins
+    import stat
+    import sys
+    import tempfile
+
+    from sphinx_rlresources.core.paths import is_within
+    from sphinx_rlresources.core.validation import schema
+
+    schema()  # the packaged schema is read once, before the watch starts
+    sandbox = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp()))
+    root, outside = sandbox / "repo", sandbox / "outside"
+    outside.mkdir()
+    root.mkdir()
+    if folder == "folder":
+        (root / "data").mkdir()
+    elif folder == "link-inside":
+        (root / "real-data").mkdir()
+        (root / "data").symlink_to(root / "real-data", target_is_directory=True)
+    else:
+        (outside / "data").mkdir()
+        (root / "data").symlink_to(outside / "data", target_is_directory=True)
+    sizes = ["7B", "14B", "32B", "70B"]
+    for index, kind in enumerate(data):
+        size = sizes[index]
+        rows = [
+            VALID.split("entries:\n", 1)[1].replace(SCRIPT, f"examples/{size.lower()}/s{n}.sh")
+            for n, _k in enumerate(scripts)
+        ]
+        _place(root / "data" / f"{size.lower()}.yaml", kind, f"size: {size}\nentries:\n" + "".join(rows), root, outside)
+        for n, script_kind in enumerate(scripts):
+            _place(root / "examples" / size.lower() / f"s{n}.sh", script_kind, "#!/bin/sh\n", root, outside)
+
+    opened: list[str] = []
+    real_os_open, real_open = os.open, builtins.open
+
+    def os_open(path: object, *args: object, **kwargs: object) -> int:
+        opened.append(os.fspath(path))  # type: ignore[arg-type]
+        return real_os_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def open_(path: object, *args: object, **kwargs: object) -> object:
+        if isinstance(path, (str, os.PathLike)):
+            opened.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    os.open, builtins.open = os_open, open_  # type: ignore[assignment]
+    try:
+        dataset = load_dataset(root / "data", root, LoadOptions())
+    finally:
+        os.open, builtins.open = real_os_open, real_open  # type: ignore[assignment]
+    assert all(isinstance(d.subtype, Subtype) for d in dataset.diagnostics)
+    libraries = (sys.prefix, sys.base_prefix, str(Path(__file__).resolve().parent.parent))
+    real_root = root.resolve()
+    for path in opened:
+        real = Path(os.path.realpath(path))
+        if str(real).startswith(libraries):
+            continue  # Python and the package itself (lazy imports), not the data
+        assert is_within(real, real_root), path
+        assert stat.S_ISREG(os.stat(real).st_mode), path
+    if folder == "link-outside":
+        assert dataset.sizes == {}

@@ -17,6 +17,7 @@ from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.paths import is_within, what_is
 from sphinx_rlresources.core.project import Project
 
 
@@ -32,10 +33,16 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     else:
         folders = [dataset.root / "examples" / "tuning"]
         folders = [f for f in folders if f.is_dir()]
+    root = dataset.root.resolve()
     for folder in folders:
         if not folder.is_dir():
             raise CliError(
                 f"the scripts folder '{relpath(folder)}' is not a folder; fix --scripts or tool.rlresources.scripts"
+            )
+        if not is_within(folder.resolve(), root):
+            raise CliError(
+                f"the scripts folder '{relpath(folder)}' lies outside the repository root (or is a symbolic "
+                "link that leads out); fix --scripts or tool.rlresources.scripts"
             )
     folders.extend(path.parent for path in dataset.scripts.values())
     unique: dict[Path, None] = {}
@@ -44,17 +51,37 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     return list(unique)
 
 
-def find_scripts(folders: Sequence[Path]) -> list[Path]:
-    """Every ``*.sh`` under the folders (hidden folders and symbolic links to folders skipped)."""
+def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[Diagnostic]]:
+    """Every ``*.sh`` under the folders, and a finding for each one that may not be read.
+
+    Hidden folders and symbolic links to folders are skipped.  A ``*.sh`` that leads out
+    of the root, or that is not a regular file (a pipe, a device), is reported where it
+    lies and never listed, so no later step opens it or suggests a command for it.
+    """
     found: dict[Path, None] = {}
+    refused: dict[str, Diagnostic] = {}  # by the path shown: nested folders are walked more than once
     known: dict[Path, Path] = {}  # folder -> real path: one lookup per folder, not per script
+    real_root = root.resolve()
     for folder in folders:
         for current, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
-                if name.endswith(".sh") and not name.startswith("."):
-                    found[real_script(Path(current) / name, known)] = None
-    return sorted(found)
+                if not name.endswith(".sh") or name.startswith("."):
+                    continue
+                path = Path(current) / name
+                shown = f"{relpath(Path(current))}/{name}"  # the link itself, not where it leads
+                real = real_script(path, known)
+                if not is_within(real, real_root):
+                    message = "this script is a symbolic link to a place outside the repository root; " + (
+                        "replace it with the script itself, or delete it"
+                    )
+                    refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_PATH, message)
+                elif (what := what_is(real)) is not None:
+                    message = f"this is {what}, not a script file; delete it, or replace it with the script"
+                    refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_FILE, message)
+                else:
+                    found[real] = None
+    return sorted(found), list(refused.values())
 
 
 def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic]:
@@ -129,7 +156,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)
-    scripts = find_scripts(folders)
+    scripts, refused = find_scripts(folders, dataset.root)
+    found.extend(refused)
     if any(not size.readable for size in dataset.sizes.values()):
         note = "; scripts without a row are checked once every data file can be read"
     else:

@@ -21,6 +21,7 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
+from sphinx_rlresources.core.text import visible
 from sphinx_rlresources.core.urls import safe_url, script_url, url_template_problem
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
@@ -92,7 +93,7 @@ class Renderer:
         return rst_link(value, url) if self.markup == "rst" else md_link(value, url)
 
     def cell(self, entry: Entry, key: str) -> str:
-        value = cols.COLUMNS[key].text(entry)
+        value = visible(cols.COLUMNS[key].text(entry))
         if key == "link":
             return self.link(value, script_url(self.template, self.ref, entry.script))
         if key == "contributor":

@@ -13,19 +13,63 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
+from sphinx_rlresources.core.paths import is_within, what_is
+
+MAX_HINT_CANDIDATES = 100
+"""The most names one "did you mean" compares: a folder of thousands of scripts must not
+make every missing script cost thousands of comparisons."""
+
+
+class Hints:
+    """ "Did you mean" for missing scripts: each folder listed once per load, each hint bounded.
+
+    Names are grouped by their model field (the text before the first ``_``), and then by
+    model and task, so a hint compares the missing name with the few scripts of its own
+    kind; a group larger than :data:`MAX_HINT_CANDIDATES` is not searched, and the message
+    says so instead of taking time in proportion to the folder.
+    """
+
+    def __init__(self) -> None:
+        self.folders: dict[Path, dict[str, list[str]]] = {}
+
+    @staticmethod
+    def _keys(name: str) -> tuple[str, str]:
+        parts = name.lower().split("_")
+        return parts[0], "_".join(parts[:2])
+
+    def _groups(self, folder: Path) -> dict[str, list[str]]:
+        if folder not in self.folders:
+            groups: dict[str, list[str]] = {"": []}
+            try:
+                with os.scandir(folder) as entries:
+                    names = sorted(e.name for e in entries if e.name.endswith(".sh"))
+            except OSError:
+                names = []
+            for name in names:
+                groups[""].append(name)
+                for key in self._keys(name):
+                    groups.setdefault("/" + key, []).append(name)
+            self.folders[folder] = groups
+        return self.folders[folder]
+
+    def closest(self, folder: Path, name: str) -> tuple[str | None, int]:
+        """The nearest existing name, and how many scripts were too many to search (0: none)."""
+        groups = self._groups(folder)
+        model, model_task = self._keys(name)
+        too_many = 0
+        for group in (groups.get("/" + model_task, []), groups.get("/" + model, []), groups[""]):
+            if len(group) > MAX_HINT_CANDIDATES:
+                too_many = max(too_many, len(group))
+                continue
+            close = difflib.get_close_matches(name, group, n=1, cutoff=0.6)
+            if close:
+                return close[0], 0
+        return None, too_many
 
 
 def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
     line, column = entry.at(field)
     return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
-
-
-def is_within(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
 
 
 def _real(path: Path, known: dict[Path, Path]) -> Path:
@@ -52,7 +96,7 @@ def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
 
 
 def resolve_script(
-    entry: Entry, root: Path, known: dict[Path, Path] | None = None
+    entry: Entry, root: Path, known: dict[Path, Path] | None = None, hints: Hints | None = None
 ) -> tuple[Path | None, Diagnostic | None]:
     """The script's real path inside ``root``, or the reason it may not be used.
 
@@ -94,19 +138,40 @@ def resolve_script(
             f"script '{text}' leads through a symbolic link to a place outside the repository "
             "root; link a file that lives inside the repository",
         )
-    if not real.is_file():
+    what = what_is(real)
+    if what is not None:
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_FILE,
+            f"script '{text}' is {what}, not a regular file; link the script file itself",
+        )
+    if not real.exists():
         hint = "; check the path, or add the script"
         folder = candidate.parent
-        if folder.is_dir() and is_within(folder.resolve(), real_root):
-            names = sorted(p.name for p in folder.iterdir() if p.suffix == ".sh")
-            close = difflib.get_close_matches(candidate.name, names, n=1, cutoff=0.6)
+        if folder.is_dir() and is_within(_real(folder, known), real_root):
+            close, too_many = (hints or Hints()).closest(folder, candidate.name)
             if close:
-                hint = f"; did you mean '{(PurePosixPath(text).parent / close[0]).as_posix()}'?"
+                hint = f"; did you mean '{(PurePosixPath(text).parent / close).as_posix()}'?"
+            elif too_many:
+                hint = f"; check the path (its folder has {too_many} scripts like it, too many to suggest one)"
         return None, _diag(
             entry,
             "script",
             Subtype.SCRIPT_MISSING,
             f"script '{text}' does not exist under the repository root{hint}",
+        )
+    try:
+        size = real.stat().st_size
+    except OSError:
+        size = 0
+    if size > crosscheck.MAX_SCRIPT_BYTES:
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_FILE,
+            f"script '{text}' is {size} bytes, more than the {crosscheck.MAX_SCRIPT_BYTES} a tuning script "
+            "may have; it is neither read nor copied into the build: link the launcher, not its data",
         )
     if not os.access(real, os.R_OK):
         return None, _diag(
@@ -172,6 +237,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
     scripts: dict[str, Path] = {}
     first: dict[str, Entry] = {}
     known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
+    hints = Hints()  # each folder listed once, however many rows miss their script
     for entry in dataset.entries:
         key = PurePosixPath(entry.script).as_posix()
         if key in first:
@@ -188,7 +254,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
             )
             continue
         first[key] = entry
-        path, problem = resolve_script(entry, dataset.root, known)
+        path, problem = resolve_script(entry, dataset.root, known, hints)
         if problem is not None:
             dataset.diagnostics.append(problem)
             if problem.subtype is Subtype.SCRIPT_PATH:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.core.paths import read_regular
 from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, Override, ScriptProblem, ScriptSettings, read_script
 
 MAX_SCRIPT_BYTES = MAX_SCRIPT_CHARS
@@ -66,8 +67,7 @@ def task_parts(task: str) -> tuple[str, bool]:
 def load_script(path: Path) -> ScriptSettings | None:
     """Read a script file (bounded, UTF-8 with replacement); None when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCRIPT_BYTES + 1)
+        data = read_regular(path, MAX_SCRIPT_BYTES)
     except OSError:
         return None  # already reported as script_missing by the path check
     if len(data) > MAX_SCRIPT_BYTES:

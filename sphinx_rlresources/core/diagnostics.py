@@ -34,10 +34,15 @@ class Subtype(str, enum.Enum):
     SIZE_LABEL = ("size_label", "A file's ``size`` disagrees with its file name.")
     DUPLICATE_SIZE = ("duplicate_size", "Two data files declare the same size.")
     DUPLICATE_ROW = ("duplicate_row", "Two rows link the same script.")
+    TOO_MANY = ("too_many", "A file has more findings than are listed; one line counts the rest.")
     URL = ("url", "A URL field uses a scheme other than http, https or mailto.")
     # -- the row's script ------------------------------------------------------
     SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
     SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
+    SCRIPT_FILE = (
+        "script_file",
+        "A script is not a regular file (a folder, a named pipe, a device) or is too large to read or publish.",
+    )
     NAMING = ("naming", "A script's file name breaks the naming rule or disagrees with the row.")
     STALE = ("stale", "A row's script changed (in git) after the row was last tested.")
     # -- the row against what its script runs (crosscheck) ---------------------

@@ -7,6 +7,7 @@ report the same diagnostics.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +16,15 @@ from sphinx_rlresources.core import checks, freshness
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
+from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, what_is
 from sphinx_rlresources.core.placeholders import replace_schema_errors
 from sphinx_rlresources.core.validation import validate
 from sphinx_rlresources.core.yamlsafe import YamlDocument, YamlError, decode, load
 
 DATA_SUFFIXES = (".yaml", ".yml")
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+MAX_PER_FILE = 50
+"""The most findings reported for one file; one more line counts the rest."""
 
 
 @dataclass(frozen=True)
@@ -48,21 +52,25 @@ def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[Yam
 
     try:
         real = path.resolve()
-        if path.is_symlink() and not checks.is_within(real, root.resolve()):
+        if real != path.parent.resolve() / path.name and not is_within(real, root.resolve()):
             return fail(
                 "the data file is a symbolic link to a place outside the repository root; "
                 "replace it with the file itself"
             )
+        what = what_is(real)
+        if what is not None:
+            return fail(f"the data file is {what}, not a regular file; replace it with a YAML file")
         size = real.stat().st_size
         if size > options.max_file_bytes:
             return fail(
                 f"the data file is {size} bytes, more than the limit of {options.max_file_bytes}; split "
                 "it or raise rlresources_max_file_size (--max-file-size)"
             )
-        with open(real, "rb") as handle:
-            data = handle.read(options.max_file_bytes + 1)
+        data = read_regular(real, options.max_file_bytes)
     except FileNotFoundError:
         return fail("the data file has disappeared")
+    except NotRegular as err:
+        return fail(f"the data file is {err.what}, not a regular file; replace it with a YAML file")
     except OSError as err:
         return fail(f"the data file cannot be read ({err.strerror or err}); check its permissions")
     if len(data) > options.max_file_bytes:
@@ -123,6 +131,24 @@ def load_dataset(
     """
     options = options or LoadOptions()
     dataset = DataSet(data_dir=data_dir, root=root)
+    lexical_root = Path(os.path.normpath(root.absolute()))  # not resolved: a link must stay visible
+    if is_within(Path(os.path.normpath(data_dir.absolute())), lexical_root) and not is_within(
+        data_dir.resolve(), root.resolve()
+    ):
+        # Inside the repository by its path, outside by a link: a pull request swapped the
+        # folder for a symbolic link.  (A folder configured outside the root is the
+        # maintainer's choice, and no pull request can change what lies there.)
+        dataset.diagnostics.append(
+            Diagnostic(
+                display(data_dir),
+                0,
+                0,
+                Subtype.FILE,
+                "the data folder lies outside the repository root (it is, or passes through, a symbolic "
+                "link that leads out); nothing in it is read: keep the data files inside the repository",
+            )
+        )
+        return dataset
     try:
         files = data_files(data_dir)
     except OSError as err:
@@ -183,5 +209,33 @@ def load_dataset(
         dataset.scripts = checks.check_entries(dataset, cross_check=options.cross_check)
     if options.stale:
         freshness.check_staleness(dataset)
-    dataset.diagnostics.sort()
+    dataset.diagnostics = cap_per_file(sorted(dataset.diagnostics))
     return dataset
+
+
+def cap_per_file(found: list[Diagnostic], limit: int = MAX_PER_FILE) -> list[Diagnostic]:
+    """At most ``limit`` findings per file, then one line that counts the rest.
+
+    A hostile or broken file can hold a problem on every line; past a few dozen, more
+    lines help nobody and flood the CI log, so the build and ``lint`` stop there alike.
+    """
+    counts: dict[str, int] = {}
+    kept: list[Diagnostic] = []
+    for diagnostic in found:
+        seen = counts.get(diagnostic.path, 0)
+        counts[diagnostic.path] = seen + 1
+        if seen < limit:
+            kept.append(diagnostic)
+    for path, count in counts.items():
+        if count > limit:
+            kept.append(
+                Diagnostic(
+                    path,
+                    0,
+                    0,
+                    Subtype.TOO_MANY,
+                    f"{count - limit} more problems in this file are not shown (the first {limit} are); "
+                    "fix those and check again",
+                )
+            )
+    return sorted(kept)

@@ -25,11 +25,18 @@ a backtick ends reST inline markup, quotes end an attribute, ``|`` is a Markdown
 border, a backslash is a roff escape in man pages, and whitespace splits a target."""
 
 
+_MAILTO = re.compile(r"mailto:[A-Za-z0-9._+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+"""A ``mailto:`` link holds one address and nothing else: no ``?subject=``/``&body=`` that
+would fill in a reader's mail, no ``%``-escapes, no second recipient."""
+
+
 def safe_url(url: str | None) -> str | None:
     """``url`` when every output may link it, else None (the text is then shown unlinked)."""
-    if url and url.startswith(SAFE_SCHEMES) and url.isprintable() and not _UNSAFE.search(url):
-        return url
-    return None
+    if not url or not url.startswith(SAFE_SCHEMES) or not url.isprintable() or _UNSAFE.search(url):
+        return None
+    if url.startswith("mailto:") and not _MAILTO.fullmatch(url):
+        return None
+    return url
 
 
 def url_template_problem(template: str) -> str | None:

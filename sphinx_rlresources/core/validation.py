@@ -16,6 +16,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core.fastschema import compile_schema
+from sphinx_rlresources.core.text import unseen_character
 from sphinx_rlresources.core.yamlsafe import Path_, YamlDate, YamlDocument, iter_dates, short
 
 if TYPE_CHECKING:
@@ -248,8 +249,9 @@ def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[
         return [(path, False, f"{where}: is {len(value)} characters long; at most {spec} are allowed")]
     if keyword in ("pattern", "format"):
         description = field_schema(path).get("description", "")
-        if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
-            reason = "contains a line break or another control character; keep it on one line"
+        hidden = unseen_character(value) if isinstance(value, str) else None
+        if hidden is not None:
+            reason = hidden
         else:
             reason = f"{shown_value(value, doc, path)} is not in the expected form"
             if description:

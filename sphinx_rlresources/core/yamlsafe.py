@@ -37,7 +37,7 @@ _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP}
 #: The only integer spelling read as written.
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
 #: Longer numbers are refused before Python converts them (int() of a megabyte of
 #: digits is slow, and Python 3.11+ refuses more than 4300 digits anyway).
 MAX_DIGITS = 100
@@ -218,9 +218,10 @@ def _check_depth(text: str) -> None:
 class _Builder:
     """Turns a composed node graph into plain values, with marks, within a budget."""
 
-    def __init__(self, distinct_nodes: int, text_length: int = 0) -> None:
+    def __init__(self, distinct_nodes: int, text: str = "") -> None:
         self.budget = distinct_nodes + ALIAS_EXPANSION_BUDGET
-        self.chars = text_length + ALIAS_EXPANSION_CHARS
+        self.chars = len(text) + ALIAS_EXPANSION_CHARS
+        self.text = text
         self.doc = YamlDocument(value=None)
         self.problems: list[Problem] = []
         self.scalars = yaml.constructor.SafeConstructor()
@@ -266,9 +267,27 @@ class _Builder:
             ]
         )
 
+    def _explicit_tag(self, node: yaml.Node) -> bool:
+        """Whether the node was written with a tag (``!!int "8"``): its text starts with ``!``.
+
+        The composer resolves an untagged scalar to the same tags, so only the source
+        tells ``!!int 8`` from ``8``; a node's text starts at its anchor, if any.
+        """
+        start = node.start_mark.index
+        if start >= len(self.text):
+            return False
+        if self.text[start] == "&":
+            end = start
+            while end < len(self.text) and not self.text[end].isspace():
+                end += 1
+            start = end
+            while start < len(self.text) and self.text[start] in " \t":
+                start += 1
+        return start < len(self.text) and self.text[start] == "!"
+
     def _scalar(self, node: yaml.ScalarNode, path: Path_) -> Any:
         tag = node.tag
-        if tag not in _SCALAR_TAGS:
+        if tag not in _SCALAR_TAGS or self._explicit_tag(node):
             self._refuse(node)
         if tag == _STR and len(node.value) <= _INTERNED:
             node.value = sys.intern(node.value)  # every row repeats MIN, H100, fsdp...: keep one copy
@@ -277,6 +296,14 @@ class _Builder:
             return node.value
         if tag == _TIMESTAMP:
             return YamlDate(node.value)
+        if tag == _INT and node.value.startswith("+") and _DECIMAL.fullmatch(node.value[1:]):
+            name = path[-1] if path and isinstance(path[-1], str) else "value"
+            self.problems.append(
+                Problem(
+                    *_mark(node), f"{name}: {short(node.value)} has a plus sign; write plain digits: {node.value[1:]}"
+                )
+            )
+            return node.value
         if tag == _INT and not _DECIMAL.fullmatch(node.value):
             # YAML 1.1 reads 010 as 8, 0x10 as 16 and 1:30 as 90: never what a count means.
             name = path[-1] if path and isinstance(path[-1], str) else "value"
@@ -393,7 +420,7 @@ def load(text: str) -> YamlDocument:
     # Without an anchor (&) there is no alias, so every node is built once and the node
     # budget cannot run out: skip counting, a walk over the whole graph.
     distinct = _count_distinct(root) if "&" in text else sys.maxsize // 2
-    builder = _Builder(distinct, len(text))
+    builder = _Builder(distinct, text)
     builder.doc.value = builder.build(root, (), 0)
     if builder.problems:
         raise YamlError(builder.problems)

@@ -7,6 +7,7 @@ problem is reported once per build, not once per page or per process.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,10 +54,11 @@ def store(env: BuildEnvironment) -> Store:
 
 
 def paths(app: Sphinx) -> tuple[Path, Path]:
+    """The data folder and the root, absolute but not resolved: the loader must see a link as a link."""
     confdir = Path(app.confdir)
     return (
-        (confdir / app.config.rlresources_data_dir).resolve(),
-        (confdir / app.config.rlresources_root).resolve(),
+        Path(os.path.normpath(confdir / app.config.rlresources_data_dir)),
+        Path(os.path.normpath(confdir / app.config.rlresources_root)),
     )
 
 

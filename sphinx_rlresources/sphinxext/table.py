@@ -23,6 +23,7 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
+from sphinx_rlresources.core.text import visible
 from sphinx_rlresources.core.urls import safe_url, script_url
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
@@ -157,7 +158,7 @@ class RLResourceTable(RLResourceDirective):
         return entry
 
     def _content(self, entry: Entry, key: str, dataset: DataSet) -> nodes.Node | None:
-        text = cols.COLUMNS[key].text(entry)
+        text = visible(cols.COLUMNS[key].text(entry))  # the loader refused these already: defence in depth
         if key == "link":
             return self._link(entry, dataset)
         target = None
@@ -170,7 +171,7 @@ class RLResourceTable(RLResourceDirective):
         return nodes.Text(text) if text else None
 
     def _link(self, entry: Entry, dataset: DataSet) -> nodes.Node:
-        name = entry.script_name
+        name = visible(entry.script_name)
         url = script_url(self.config.rlresources_script_url, self.config.rlresources_script_ref, entry.script)
         if url:
             return nodes.reference(name, name, refuri=url)
