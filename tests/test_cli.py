@@ -453,7 +453,7 @@ def test_render_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 NEW_ROW = """\
   - tag: TODO  # MIN (every memory saving on) or RECOMMENDED (best throughput)
-    model: Qwen2.5-7B-Instruct  # from actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct; shorten it as the tables do (Qwen2.5-7B)
+    model: Qwen2.5-7B  # from actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct, as the tables name models
     task: GRPO
     gpus: 8
     device: H100
@@ -500,10 +500,11 @@ def test_new_fills_an_empty_size_and_creates_a_new_one(repo: Path, capsys: pytes
     folder = repo / "examples" / "tuning" / "32b"
     folder.mkdir()
     shutil.copy(repo / NEW_SCRIPT, folder / "qwen2-32b_grpo_8_h100_megatron_sglang.sh")
+    assert run(capsys, "schema", "--out", "data")[0] == 0  # a schema in the repository: now it is named
     status, out, _err = run(capsys, "new", "examples/tuning/32b/qwen2-32b_grpo_8_h100_megatron_sglang.sh")
     assert (status, out[0].split(";")[0]) == (0, "wrote data/32b.yaml")
     lines = (repo / "data" / "32b.yaml").read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("# yaml-language-server: $schema=")
+    assert lines[0] == "# yaml-language-server: $schema=rlresources.schema.json"
     assert lines[1:5] == [
         "# Verified RL training configurations for 32B models.",
         "size: 32B",
@@ -618,7 +619,12 @@ def test_pre_commit_hook_definition_is_valid() -> None:
         "additional_dependencies",
     }
     files = re.compile(hook["files"])
-    for path in ("data/7b.yaml", "data/70b.yml", "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"):
+    for path in (
+        "data/7b.yaml",
+        "data/70b.yml",
+        "data/70B.YAML",
+        "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh",
+    ):
         assert files.search(path), path
     for path in ("README.md", "docs/index.rst", "sphinx_rlresources/cli/main.py"):
         assert not files.search(path), path

@@ -207,7 +207,8 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
         f"{rule} has 6 (use '-' inside a field, never '_'); name it by the rule {rule}, e.g. "
         "'qwen2-7b_grpo_4_h800_fsdp_vllm.sh' [rlresources.naming]",
         f"{data}:39:11: WARNING: script name 'qwen2-7b_ppo_2_h800_fsdp_vllm.sh' says gpunums '2' but the row says "
-        "gpus '4'; fix the row, or rename the script to 'qwen2-7b_ppo_4_h800_fsdp_vllm.sh' [rlresources.naming]",
+        "gpus '4'; the script runs gpus '4' as the row says: rename the script to 'qwen2-7b_ppo_4_h800_fsdp_vllm.sh' "
+        "[rlresources.naming]",
         f"{data}:56:13: WARNING: script '/etc/qwen2-7b_grpo_1_h100_fsdp_vllm.sh' is an absolute path; give it "
         "relative to the repository root, e.g. examples/tuning/70b/NAME.sh [rlresources.script_path]",
         f"{data}:67:13: WARNING: script 'examples/../outside.sh' uses '..'; give the path from the repository root "

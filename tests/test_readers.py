@@ -360,7 +360,7 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
     assert data["rows"][1] == {
         "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "gpus": 1, "device": "H100",
         "max_batch": 16, "train": "fsdp", "infer": "vllm", "infer_version": "0.8.3",
-        "script": "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+        "script": "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh", "script_ref": None,
         "script_url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
         "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
         "model_id": None, "tested": None, "evidence": None, "notes": None,

@@ -19,6 +19,7 @@ _DOWNLOAD = re.compile(r"^:download:`(?:(?P<text>[^`<]*?)\s*<(?P<target>[^<>`]+)
 _RESOURCE = re.compile(r"^(\d+)\s*[*x×]\s*([A-Za-z0-9][A-Za-z0-9.+-]*)$")
 _INFER = re.compile(r"^([A-Za-z][A-Za-z-]*?[A-Za-z])-?v?(\d[0-9A-Za-z.+-]*)?$")
 _EMAIL = re.compile(r"^[^@\s<>\"():;,]+@[^@\s<>\"():;,]+\.[^@\s<>\"():;,]+$")
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _GITHUB_USER = re.compile(r"^https?://github\.com/([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})/?$")
 
 
@@ -80,6 +81,15 @@ class ScriptLink:
     path: str
     template: str | None = None
     ref: str | None = None
+    tree: bool = False
+    """The URL used GitHub's folder view (``/tree/``) for a file."""
+    line: int = 0
+    """The page line of the cell the link is in."""
+
+    @property
+    def pinned(self) -> str | None:
+        """The ref, when it is a commit (7 to 40 hex digits) rather than a branch or tag."""
+        return self.ref if self.ref and _COMMIT.fullmatch(self.ref) else None
 
 
 def _github_path(url: str, root: Path | None) -> ScriptLink:
@@ -103,7 +113,8 @@ def _github_path(url: str, root: Path | None) -> ScriptLink:
                 split = k
                 break
     ref, path = "/".join(rest[:split]), "/".join(rest[split:])
-    return ScriptLink(path, f"https://github.com/{owner}/{repo}/blob/{{ref}}/{{path}}", ref)
+    tree = parts.netloc != "raw.githubusercontent.com" and segments[2] == "tree"
+    return ScriptLink(path, f"https://github.com/{owner}/{repo}/blob/{{ref}}/{{path}}", ref, tree=tree)
 
 
 def read_script(cell: Cell, page: Page, page_dir: Path, root: Path | None) -> tuple[ScriptLink, str]:
@@ -206,14 +217,34 @@ def read_cells(
                     )
             elif key == "script":
                 link, shown = read_script(cell, page, page_dir, root)
+                link.line = cell.line
                 values["script"] = link.path
+                if link.pinned:
+                    values["script_ref"] = link.pinned
                 name = PurePosixPath(link.path).name
-                if shown and shown not in (name, name[: -len(".sh")]):
+                if shown.endswith(".sh") and PurePosixPath(shown).name != name:
+                    notes.append(
+                        Finding(
+                            cell.line,
+                            f"the link text '{shown}' names another file than its target '{name}'; the row keeps "
+                            "the target: fix the text or the link on the page",
+                            "defect",
+                        )
+                    )
+                elif shown and shown not in (name, name[: -len(".sh")]):
                     notes.append(
                         Finding(
                             cell.line,
                             f"the link text '{shown}' is not the script's file name; the table will show '{name}'",
                             "note",
+                        )
+                    )
+                if link.tree:
+                    notes.append(
+                        Finding(
+                            cell.line,
+                            f"the link to '{name}' uses /tree/, GitHub's folder view, for a file; use /blob/",
+                            "defect",
                         )
                     )
             elif key == "contributor":

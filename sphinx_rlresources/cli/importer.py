@@ -27,10 +27,11 @@ from sphinx_rlresources.cli.cells import ScriptLink, read_cells
 from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, plural
 from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, header_key, parse_page
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
+from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import size_key, size_order
-from sphinx_rlresources.core.validation import path_text, validator
+from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Result:
     rows: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     links: list[ScriptLink] = field(default_factory=list)
+    cell_lines: dict[int, list[int]] = field(default_factory=dict)
+    """id(row values) -> the page lines of the row's cells, the Link cell left out (for ``tested``)."""
 
     def add_size(self, label: str) -> str:
         key = size_key(label)
@@ -90,9 +93,19 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
         header_text = ", ".join(names)
         for row in table.rows:
             if all(not c.text for c in row):
-                result.findings.append(
-                    Finding(row[0].line if row else table.line, f"an empty row in {where} is skipped", "note")
-                )
+                line = row[0].line if row else table.line
+                placeholder = any(page.lines[c.line - 1].rstrip().endswith("\\") for c in row if c.line)
+                if placeholder:
+                    result.findings.append(
+                        Finding(
+                            line,
+                            f"a row of placeholders ('\\') in {where} shows readers an empty row; remove it "
+                            "from the page (it is not imported)",
+                            "defect",
+                        )
+                    )
+                else:
+                    result.findings.append(Finding(line, f"an empty row in {where} is skipped", "note"))
                 continue
             if len(row) != len(table.header):
                 _lose_row(
@@ -150,9 +163,10 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
                 continue
             key = result.add_size(size)
             result.rows[key].append((row[0].line, entry))
+            result.cell_lines[id(entry)] = sorted({cell.line for k, cell in cells.items() if k != "script"})
             if link is not None:
                 result.links.append(link)
-    result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "note").index(f.kind)))
+    result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
     return result
 
 
@@ -167,7 +181,9 @@ ENTRY_ORDER = (
     "infer",
     "infer_version",
     "script",
+    "script_ref",
     "contributor",
+    "tested",
 )
 
 
@@ -217,11 +233,19 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "or import into an empty folder"
         )
     out_dir.mkdir(parents=True, exist_ok=True)
+    result.findings.extend(_check_links_at_their_refs(result, root or page_path.parent))
+    result.findings.extend(_add_tested(result, page_path))
+    result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
     shown_page = relpath(page_path)
     for finding in result.findings:
-        kind = "warning" if finding.lost else "note"
+        kind = "note" if finding.kind == "note" else "warning"
         out.write(f"{shown_page}:{finding.line}: {kind}: {finding.message}\n")
     modeline = schema_ref(out_dir)
+    if modeline is None:
+        out.write(
+            f"note: no yaml-language-server modeline was written: no schema lies in this repository; run "
+            f"'rlresources schema --out {relpath(out_dir / SCHEMA_FILE)}' and import again to give editors the schema\n"
+        )
     for key in keys:
         entries = [entry for _line, entry in result.rows[key]]
         targets[key].write_text(render_file(result.sizes[key], entries, modeline, page_path.name), encoding="utf-8")
@@ -248,6 +272,52 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         + "\n"
     )
     return EXIT_FINDINGS if losses else EXIT_OK
+
+
+def _check_links_at_their_refs(result: Result, where: Path) -> list[Finding]:
+    """A finding for each pinned link whose file does not exist at its commit (one git process)."""
+    links = [link for link in result.links if link.pinned]
+    if not links:
+        return []
+    try:
+        found = git.read_pinned(where, [(link.pinned or "", link.path) for link in links], 0)
+    except git.GitUnavailable as err:
+        return [Finding(links[0].line, f"the links pinned at commits were not checked against git: {err}", "note")]
+    findings = []
+    for link in links:
+        ref = link.pinned or ""
+        if not found.refs.get(ref):
+            message = f"the link is pinned at {ref}, which this clone does not have; fetch it to check the link"
+            findings.append(Finding(link.line, message, "note"))
+        elif found.files.get((ref, link.path)) is None:
+            findings.append(
+                Finding(
+                    link.line,
+                    f"the link leads to '{link.path}', which does not exist at {ref}: readers get a 404; fix the link",
+                    "defect",
+                )
+            )
+    return findings
+
+
+def _add_tested(result: Result, page: Path) -> list[Finding]:
+    """Give each row ``tested``: the day its cells (the Link cell left out) last changed on the page.
+
+    From one ``git blame`` of the page; a page outside git, or a row whose lines are not
+    committed, gets no date; without git at all, one note says so.
+    """
+    try:
+        dates = git.blame_dates(page)
+    except git.GitUnavailable as err:
+        if "not installed" in str(err):
+            return [Finding(1, f"the rows get no tested date: {err}", "note")]
+        return []  # the page is not in git (or not committed): there is no date to give
+    for rows in result.rows.values():
+        for _line, entry in rows:
+            days = [dates[line] for line in result.cell_lines.get(id(entry), []) if line in dates]
+            if days:
+                entry["tested"] = max(days)
+    return []
 
 
 def _check_written(paths: Sequence[Path]) -> None:

@@ -66,7 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     lint.set_defaults(func=lint_command.run)
 
     schema = commands.add_parser(
-        "schema", help="print the JSON Schema of a data file", description="Print the packaged JSON Schema."
+        "schema",
+        help="print the JSON Schema of a data file, or write it into the repository",
+        description="Print the packaged JSON Schema, or write it to a file of the repository (--out), where the "
+        "yaml-language-server modeline of each data file can point.",
+    )
+    schema.add_argument(
+        "--out", metavar="PATH", help="write the schema to PATH (a file, or a folder to hold rlresources.schema.json)"
     )
     schema.set_defaults(func=schema_command.run)
 

@@ -42,6 +42,29 @@ class Row:
     notes: list[str]
 
 
+_MODEL_SUFFIX = re.compile(r"-(?:instruct|chat|base|hf|it)$", re.IGNORECASE)
+_SIZE_PART = re.compile(r"\d+(?:\.\d+)?[bkmt]", re.IGNORECASE)
+
+
+def model_hint(model_path: str | None, name_model: str) -> str:
+    """How the tables would name the script's model: ``Qwen/Qwen2.5-32B-Instruct`` -> ``Qwen2.5-32B``.
+
+    From the model path the script trains when it gives one (its last part, without a
+    chat or instruct suffix), else from the file name's model field (``qwen2-7b`` ->
+    ``Qwen2-7B``).
+    """
+    if model_path:
+        short = model_path.rstrip("/").rsplit("/", 1)[-1]
+        while _MODEL_SUFFIX.search(short):
+            short = _MODEL_SUFFIX.sub("", short)
+        return short
+    parts = [p for p in name_model.split("-") if p]
+    shown = [p.upper() if _SIZE_PART.fullmatch(p) else p for p in parts]
+    if shown:
+        shown[0] = shown[0][:1].upper() + shown[0][1:]
+    return "-".join(shown)
+
+
 def task_label(task: str) -> str:
     """``grpo-lora`` -> ``GRPO-LoRA``, as the tables spell tasks."""
     return "-".join("LoRA" if part == "lora" else part.upper() for part in task.split("-"))
@@ -79,11 +102,12 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
 
     model_path = settings.model_path
     model: str = TODO
+    hint = model_hint(model_path, name.model)
     if model_path:
-        model = model_path.rstrip("/").rsplit("/", 1)[-1] or TODO
-        comments["model"] = f"from actor_rollout_ref.model.path={model_path}; shorten it as the tables do (Qwen2.5-7B)"
+        model = hint or TODO
+        comments["model"] = f"from actor_rollout_ref.model.path={model_path}, as the tables name models"
     else:
-        comments["model"] = "the model family and size, e.g. Qwen2.5-7B (the script does not say)"
+        comments["model"] = f"the model family and size, e.g. {hint} (from the file name; the script does not say)"
     values: dict[str, Any] = {
         "tag": args.tag or TODO,
         "model": model,

@@ -82,12 +82,14 @@ class Finding:
     message: str
     kind: str = "part"
     """``row`` (a row skipped, with the reason), ``cell`` (one of its cells, or a cell of an
-    unknown column), ``part`` (part of a cell, such as a link, was dropped) or ``note``
-    (nothing lost).  Everything but a note makes the exit status 1."""
+    unknown column), ``part`` (part of a cell, such as a link, was dropped), ``defect`` (a
+    defect of the page itself, such as a heading docutils does not read, reported so it is
+    fixed there too; nothing lost) or ``note`` (nothing lost).  A loss makes the exit
+    status 1."""
 
     @property
     def lost(self) -> bool:
-        return self.kind != "note"
+        return self.kind in ("row", "cell", "part")
 
 
 @dataclass
@@ -319,7 +321,19 @@ def parse_page(text: str) -> Page:
             heading = (line.strip(), (lines[i + 1].strip()[0], False), 2)
         if heading is not None:
             title, style, consumed = heading
+            under = lines[i + consumed - 1].strip() if style[1] else lines[i + 1].strip()
+            _check_heading(page, title, under, i + 1 + (1 if style[1] else 0))
             if style not in styles:
+                if len(styles) > len(stack):
+                    page.findings.append(
+                        Finding(
+                            i + 1,
+                            f"the heading '{title}' uses a new adornment ('{style[0]}') below a level that is not "
+                            "the deepest so far; docutils stops with 'Title level inconsistent': adorn it like "
+                            "the other headings of its level",
+                            "defect",
+                        )
+                    )
                 styles.append(style)
             level = styles.index(style)
             while stack and stack[-1].level >= level:
@@ -354,6 +368,31 @@ def parse_page(text: str) -> Page:
             continue
         i += 1
     return page
+
+
+def _check_heading(page: Page, title: str, underline: str, line: int) -> None:
+    """Report a heading whose underline docutils would not accept (too short for the title)."""
+    if len(underline) >= len(title):
+        return
+    if len(underline) < 4:
+        page.findings.append(
+            Finding(
+                line,
+                f"'{title}' is not a heading to docutils: its underline ({len(underline)} '{underline[0]}') is "
+                "shorter than the title and under 4 characters, so the page shows it as text and the "
+                f"sidebar lacks it; underline it with at least {len(title)} '{underline[0]}'",
+                "defect",
+            )
+        )
+    else:
+        page.findings.append(
+            Finding(
+                line,
+                f"the underline of the heading '{title}' is shorter than the title; docutils warns "
+                f"'Title underline too short': underline it with at least {len(title)} '{underline[0]}'",
+                "defect",
+            )
+        )
 
 
 def iter_cells(table: Table) -> Iterator[Cell]:

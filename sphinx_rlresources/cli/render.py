@@ -22,7 +22,7 @@ from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
 from sphinx_rlresources.core.text import visible
-from sphinx_rlresources.core.urls import safe_url, script_url, url_template_problem
+from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url, url_template_problem
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_COLON = re.compile(r":(?=\S)")
@@ -78,10 +78,12 @@ def md_link(text: str, url: str) -> str:
 class Renderer:
     """Turns rows into cell strings for one markup, linking what the directive links."""
 
-    def __init__(self, markup: str, template: str | None, ref: str) -> None:
+    def __init__(self, markup: str, template: str | None, ref: str, dataset: DataSet | None = None) -> None:
         self.markup = markup
         self.template = template
         self.ref = ref
+        self.dataset = dataset
+        """When given, only scripts that exist are linked, as in the directive."""
 
     def text(self, value: str) -> str:
         return rst_text(value) if self.markup == "rst" else md_text(value)
@@ -95,7 +97,9 @@ class Renderer:
     def cell(self, entry: Entry, key: str) -> str:
         value = visible(cols.COLUMNS[key].text(entry))
         if key == "link":
-            return self.link(value, script_url(self.template, self.ref, entry.script))
+            if self.dataset is not None:
+                return self.link(value, row_script_url(self.dataset, entry, self.template, self.ref))
+            return self.link(value, script_url(self.template, entry.script_ref or self.ref, entry.script))
         if key == "contributor":
             return self.link(value, entry.contributor.link)
         if key == "evidence" and entry.evidence:
@@ -131,7 +135,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         problem = url_template_problem(template)
         if problem:
             raise CliError(f"--script-url {template!r} {problem}")
-    renderer = Renderer(args.format, template, args.ref or project.script_ref)
+    renderer = Renderer(args.format, template, args.ref or project.script_ref, dataset)
     chosen = select(dataset, args.size, columns=args.columns)
     if chosen.unknown is not None:
         known = ", ".join(chosen.unknown.known) or "(none: the data folder has no files)"

@@ -1,16 +1,35 @@
-"""``rlresources schema``: print the packaged JSON Schema (for editors and other tools)."""
+"""``rlresources schema``: print the packaged JSON Schema, or write it into the repository (``--out``).
+
+A copy inside the repository is what the ``yaml-language-server`` modeline of a data file
+should point at: a path that works for anyone who clones the repository.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import TextIO
 
-from sphinx_rlresources.cli.common import EXIT_OK
-from sphinx_rlresources.core.validation import schema
+from sphinx_rlresources.cli.common import EXIT_OK, CliError
+from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.validation import SCHEMA_FILE, schema
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    json.dump(schema(), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    text = json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+    if args.out is None:
+        out.write(text)
+        return EXIT_OK
+    target = Path(args.out)
+    if target.is_dir():
+        target = target / SCHEMA_FILE
+    if not target.parent.is_dir():
+        raise CliError(f"the folder of --out '{args.out}' does not exist; create it first")
+    target.write_text(text, encoding="utf-8")
+    out.write(
+        f"wrote {relpath(target)}; data files point at it with a first line such as\n"
+        f"  # yaml-language-server: $schema={SCHEMA_FILE}\n"
+        "(rlresources import and new write that line, relative to each data file)\n"
+    )
     return EXIT_OK

@@ -64,21 +64,40 @@ def render_file(label: str, entries: Sequence[dict[str, Any]], schema_ref: str |
     return "\n".join(lines) + "\n"
 
 
-def schema_ref(out: Path) -> str | None:
-    """What a new data file's ``# yaml-language-server: $schema=`` line should point at.
+def _project_top(folder: Path) -> Path:
+    """The repository a folder belongs to: the nearest folder above with ``.git`` (else ``pyproject.toml``)."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate
+    return folder
 
-    A copy written by ``rlresources schema > DATA/rlresources.schema.json`` first; else
-    the packaged schema when it lives in a source checkout (as in this repository); never
-    a path into an installed environment, which would differ on every machine.
+
+def schema_ref(out: Path) -> str | None:
+    """What a new data file's ``# yaml-language-server: $schema=`` line points at, or None.
+
+    Only a schema inside the same repository, as a path relative to the data file, so the
+    line works for anyone who clones it: a copy written by ``rlresources schema --out``
+    in the data folder or a folder above it (up to the repository's top), or the packaged
+    schema when the package itself lives in that repository (as in ours).  Never a path
+    into one person's installed environment.
     """
     from importlib import resources
 
-    if (out / SCHEMA_FILE).is_file():
-        return SCHEMA_FILE
+    top = _project_top(out)
+    here = out.resolve()
+    for folder in (here, *here.parents):
+        if (folder / SCHEMA_FILE).is_file():
+            return Path(os.path.relpath(folder / SCHEMA_FILE, here)).as_posix()
+        if folder == top:
+            break
     try:
-        packaged = Path(str(resources.files("sphinx_rlresources").joinpath("schema").joinpath(SCHEMA_FILE)))
-        if {"site-packages", "dist-packages"} & set(packaged.parts):
-            return None
-        return Path(os.path.relpath(packaged, out.resolve())).as_posix()
-    except (ValueError, TypeError):
+        packaged = Path(str(resources.files("sphinx_rlresources").joinpath("schema").joinpath(SCHEMA_FILE))).resolve()
+    except (ValueError, TypeError):  # pragma: no cover - a zipped install
         return None
+    if not packaged.is_relative_to(top) or {"site-packages", "dist-packages"} & set(packaged.parts):
+        return None
+    return Path(os.path.relpath(packaged, here)).as_posix()

@@ -10,10 +10,11 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from sphinx_rlresources.core import crosscheck, naming
+from sphinx_rlresources.core import crosscheck, git, naming
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.paths import is_within, what_is
+from sphinx_rlresources.scripts.settings import ScriptSettings
 
 MAX_HINT_CANDIDATES = 100
 """The most names one "did you mean" compares: a folder of thousands of scripts must not
@@ -95,6 +96,33 @@ def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
     return _real(candidate.parent, known) / candidate.name
 
 
+def path_problem(entry: Entry) -> Diagnostic | None:
+    """Why a row's ``script`` path is refused on its text alone (absolute, ``..``), or None."""
+    text = entry.script
+    posix = PurePosixPath(text)
+    if (
+        posix.is_absolute()
+        or PureWindowsPath(text).is_absolute()
+        or PureWindowsPath(text).drive
+        or text.startswith("~")
+    ):
+        return _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
+            f"script '{text}' is an absolute path; give it relative to the repository root, "
+            "e.g. examples/tuning/70b/NAME.sh",
+        )
+    if ".." in posix.parts:
+        return _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_PATH,
+            f"script '{text}' uses '..'; give the path from the repository root without '..'",
+        )
+    return None
+
+
 def resolve_script(
     entry: Entry, root: Path, known: dict[Path, Path] | None = None, hints: Hints | None = None
 ) -> tuple[Path | None, Diagnostic | None]:
@@ -107,26 +135,9 @@ def resolve_script(
     known = {} if known is None else known
     text = entry.script
     posix = PurePosixPath(text)
-    if (
-        posix.is_absolute()
-        or PureWindowsPath(text).is_absolute()
-        or PureWindowsPath(text).drive
-        or text.startswith("~")
-    ):
-        return None, _diag(
-            entry,
-            "script",
-            Subtype.SCRIPT_PATH,
-            f"script '{text}' is an absolute path; give it relative to the repository root, "
-            "e.g. examples/tuning/70b/NAME.sh",
-        )
-    if ".." in posix.parts:
-        return None, _diag(
-            entry,
-            "script",
-            Subtype.SCRIPT_PATH,
-            f"script '{text}' uses '..'; give the path from the repository root without '..'",
-        )
+    refused = path_problem(entry)
+    if refused is not None:
+        return None, refused
     real_root = _real(root, known)
     candidate = real_root.joinpath(*posix.parts)
     real = real_script(candidate, known)
@@ -180,8 +191,26 @@ def resolve_script(
     return real, None
 
 
-def check_naming(entry: Entry) -> list[Diagnostic]:
-    """The file name follows the rule and agrees with the row's values."""
+def _script_runs(settings: ScriptSettings | None, name: str) -> str | None:
+    """What the script itself settles for a field of its name (None: it does not say)."""
+    if settings is None:
+        return None
+    if name == "gpunums":
+        return str(settings.gpus) if settings.gpus else None
+    if name == "infer":
+        return settings.rollout_name
+    if name == "train":
+        return settings.train_backend
+    return None
+
+
+def check_naming(entry: Entry, settings: ScriptSettings | None = None) -> list[Diagnostic]:
+    """The file name follows the rule and agrees with the row's values.
+
+    Where the script itself settles a field (``settings``: its GPUs, engine, backend),
+    the advice points toward what the script runs, as the cross-check's does: the row
+    and the name are both measured against the script, never the script against them.
+    """
     filename = entry.script_name
     want = naming.expected(
         naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
@@ -214,17 +243,33 @@ def check_naming(entry: Entry) -> list[Diagnostic]:
     found = []
     want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
     for name, value in row.items():
-        if value.lower() != got[name]:
-            found.append(
-                _diag(
-                    entry,
-                    field_of[name],
-                    Subtype.NAMING,
-                    f"script name '{filename}' says {name} '{got[name]}' but the row says "
-                    f"{field_of[name]} '{value}'; fix the row, or rename the script to "
-                    f"'{want_named.filename}'",
-                )
+        if value.lower() == got[name]:
+            continue
+        runs = _script_runs(settings, name)
+        if runs is None:
+            advice = f"fix the row, or rename the script to '{want_named.filename}'"
+        elif runs == got[name]:
+            advice = f"the script runs {name} '{runs}' as its name says: fix the row"
+        elif runs == value.lower():
+            advice = (
+                f"the script runs {field_of[name]} '{runs}' as the row says: "
+                f"rename the script to '{want_named.filename}'"
             )
+        else:
+            toward = dict(got, **{name: runs})
+            renamed = naming.ScriptName(
+                parsed.model, toward["task"], int(toward["gpunums"]), toward["device"], toward["train"], toward["infer"]
+            )
+            advice = f"the script runs {name} '{runs}': fix the row, and rename the script to '{renamed.filename}'"
+        found.append(
+            _diag(
+                entry,
+                field_of[name],
+                Subtype.NAMING,
+                f"script name '{filename}' says {name} '{got[name]}' but the row says "
+                f"{field_of[name]} '{value}'; {advice}",
+            )
+        )
     return found
 
 
@@ -232,12 +277,14 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
     """Run the row checks over every readable row; return the scripts that may be used.
 
     With ``cross_check``, each row is also compared with what its script runs
-    (:mod:`.crosscheck`).
+    (:mod:`.crosscheck`).  A row with ``script_ref`` is checked against the script as
+    git stores it at that ref (:func:`check_pinned`), with no checkout.
     """
     scripts: dict[str, Path] = {}
     first: dict[str, Entry] = {}
     known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
     hints = Hints()  # each folder listed once, however many rows miss their script
+    pinned: list[Entry] = []
     for entry in dataset.entries:
         key = PurePosixPath(entry.script).as_posix()
         if key in first:
@@ -254,14 +301,87 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
             )
             continue
         first[key] = entry
+        refused = path_problem(entry)
+        if refused is not None:
+            dataset.diagnostics.append(refused)
+            continue  # the path itself is refused: its name is beside the point
+        if entry.script_ref is not None:
+            pinned.append(entry)
+            continue
         path, problem = resolve_script(entry, dataset.root, known, hints)
         if problem is not None:
             dataset.diagnostics.append(problem)
             if problem.subtype is Subtype.SCRIPT_PATH:
-                continue  # the path itself is refused: its name is beside the point
+                continue
         if path is not None:
             scripts[entry.script] = path
-        dataset.diagnostics.extend(check_naming(entry))
-        if cross_check and path is not None:
-            dataset.diagnostics.extend(crosscheck.check_row(entry, path))
+            dataset.linkable.add(entry.script)
+        settings = crosscheck.load_script(path) if cross_check and path is not None else None
+        dataset.diagnostics.extend(check_naming(entry, settings))
+        if settings is not None:
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))
+    if pinned:
+        check_pinned(dataset, pinned, cross_check)
     return scripts
+
+
+def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None:
+    """Check rows whose script is read from git at their ``script_ref``: one process for all."""
+    limit = crosscheck.MAX_SCRIPT_BYTES
+    try:
+        found = git.read_pinned(
+            dataset.root, [(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit
+        )
+    except git.GitUnavailable as err:
+        for entry in rows:
+            dataset.diagnostics.append(
+                _diag(
+                    entry,
+                    "script_ref",
+                    Subtype.SCRIPT_REF,
+                    f"script_ref '{entry.script_ref}' needs git to read the script at that commit, but {err}; "
+                    "build from a git checkout with git installed",
+                )
+            )
+        return
+    for entry in rows:
+        ref = entry.script_ref or ""
+        if not found.refs.get(ref):
+            dataset.diagnostics.append(
+                _diag(
+                    entry,
+                    "script_ref",
+                    Subtype.SCRIPT_REF,
+                    f"script_ref '{ref}' is not a commit, tag or branch this repository has (a shallow clone "
+                    f"lacks old commits); fetch it (git fetch origin {ref}), and on Read the Docs add that "
+                    "command to build.jobs.post_checkout in .readthedocs.yaml",
+                )
+            )
+            continue
+        blob = found.files.get((ref, PurePosixPath(entry.script).as_posix()))
+        if blob is None:
+            dataset.diagnostics.append(
+                _diag(
+                    entry,
+                    "script",
+                    Subtype.SCRIPT_MISSING,
+                    f"script '{entry.script}' does not exist at {ref}; check the path, or the script_ref",
+                )
+            )
+            dataset.diagnostics.extend(check_naming(entry, None))
+            continue
+        dataset.linkable.add(entry.script)
+        if blob.data is None:
+            dataset.diagnostics.append(
+                _diag(
+                    entry,
+                    "script",
+                    Subtype.SCRIPT_FILE,
+                    f"script '{entry.script}' is {blob.size} bytes at {ref}, more than the {limit} a tuning "
+                    "script may have; it is not read",
+                )
+            )
+        settings = crosscheck.settings_of(blob.data) if cross_check and blob.data is not None else None
+        dataset.diagnostics.extend(check_naming(entry, settings))
+        if settings is not None:
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))

@@ -52,6 +52,9 @@ COLUMNS: dict[str, Column] = {
 DEFAULT_COLUMNS = ("tag", "model", "task", "resource", "maxbatch", "train", "infer", "link", "contributor")
 ALIASES = {"max_batch": "maxbatch", "gpus": "resource", "script": "link", "modelid": "model_id"}
 
+_BY_HEADER = {column.header.lower(): key for key, column in COLUMNS.items()}
+"""A column by its header as the table shows it (``Model ID``)."""
+
 FILTERS: dict[str, Callable[[Entry], str]] = {
     "tags": lambda e: e.tag,
     "tasks": lambda e: e.task,
@@ -66,7 +69,9 @@ def column_key(name: str) -> str | None:
     """The column a user-written name means (``MaxBatch``, ``max_batch``), or None."""
     key = name.strip().lower()
     key = ALIASES.get(key, key)
-    return key if key in COLUMNS else None
+    if key in COLUMNS:
+        return key
+    return _BY_HEADER.get(key)
 
 
 def split_list(value: str) -> list[str]:

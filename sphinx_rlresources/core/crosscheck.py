@@ -70,6 +70,11 @@ def load_script(path: Path) -> ScriptSettings | None:
         data = read_regular(path, MAX_SCRIPT_BYTES)
     except OSError:
         return None  # already reported as script_missing by the path check
+    return settings_of(data)
+
+
+def settings_of(data: bytes) -> ScriptSettings:
+    """What a script's bytes set (from a file or from git), bounded."""
     if len(data) > MAX_SCRIPT_BYTES:
         return ScriptSettings(
             problems=[
@@ -81,6 +86,11 @@ def load_script(path: Path) -> ScriptSettings | None:
             ]
         )
     return read_script(data.decode("utf-8", errors="replace"))
+
+
+def check_text(entry: Entry, data: bytes) -> list[Diagnostic]:
+    """Cross-check the row against its script's bytes (read from git at the row's ``script_ref``)."""
+    return cross_check(entry, settings_of(data), entry.script)
 
 
 def check_row(entry: Entry, path: Path) -> list[Diagnostic]:

@@ -39,6 +39,10 @@ class Subtype(str, enum.Enum):
     # -- the row's script ------------------------------------------------------
     SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
     SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
+    SCRIPT_REF = (
+        "script_ref",
+        "A row's ``script_ref`` names a commit the repository lacks, or git cannot be run to read it.",
+    )
     SCRIPT_FILE = (
         "script_file",
         "A script is not a regular file (a folder, a named pipe, a device) or is too large to read or publish.",
@@ -64,9 +68,18 @@ class Subtype(str, enum.Enum):
     INTERNAL = ("internal", "A bug in the extension; the page is built without the table.")
 
     @property
+    def level(self) -> str:
+        """``warning`` for findings that do not make data wrong (a stale row, a script without a
+        row, an option that names nothing, a setting replaced by its default), else ``error``."""
+        return "warning" if self.value in _WARNING_LEVEL else "error"
+
+    @property
     def code(self) -> str:
         """The full warning code, as printed in brackets and used in ``suppress_warnings``."""
         return f"{WARNING_TYPE}.{self.value}"
+
+
+_WARNING_LEVEL = frozenset({"stale", "orphan_script", "option", "config", "too_many"})
 
 
 @dataclass(frozen=True, order=True)

@@ -19,19 +19,15 @@ Nothing here imports Sphinx: the build and ``rlresources lint --stale`` share it
 from __future__ import annotations
 
 import datetime as dt
-import os
 import shutil
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
+from sphinx_rlresources.core.git import GitUnavailable, clean_text, run_git
 from sphinx_rlresources.core.model import Commit, DataSet, Entry, SourceRef, Staleness
-
-GIT_TIMEOUT = 120.0
-"""Seconds one git process may take before the check gives up (with a note)."""
 
 MAX_PATHSPEC_CHARS = 16000
 """Above this many characters of folder pathspecs, walk the whole root instead
@@ -44,10 +40,6 @@ _CHANGED = ("M", "T")
 """The name-status letters that count as a change to a script.  Adding the script
 (``A``) is not a change: a configuration is usually run before its script is
 committed.  Deleting it (``D``) is reported by the script checks instead."""
-
-
-class GitUnavailable(Exception):
-    """Git cannot answer for this root; the message is the note shown to the user."""
 
 
 @dataclass
@@ -69,46 +61,6 @@ class History:
             return None
 
 
-def _clean(text: str, limit: int = 100) -> str:
-    """A commit subject made safe to quote in one line: no control characters, bounded."""
-    text = "".join(c if c.isprintable() else " " for c in text).strip()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
-        env.pop(name, None)  # set inside git hooks; -C must decide which repository is read
-    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"})
-    return env
-
-
-def _run_git(args: Sequence[str], cwd: Path) -> str:
-    """Run ``git -C cwd ARGS`` (an argument list, no shell) and return its output."""
-    git = shutil.which("git")
-    if git is None:
-        raise GitUnavailable("git is not installed (or not on PATH)")
-    command = [git, "-C", str(cwd), "--literal-pathspecs", "-c", "log.showSignature=false", *args]
-    try:
-        done = subprocess.run(  # an argument list with a resolved git, no shell
-            command,
-            capture_output=True,
-            env=_git_env(),
-            timeout=GIT_TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as err:
-        raise GitUnavailable(f"git took more than {GIT_TIMEOUT:.0f} seconds") from err
-    except OSError as err:
-        raise GitUnavailable(f"git could not be run ({err.strerror or err})") from err
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        first = _clean(reason[0], 200) if reason else f"exit status {done.returncode}"
-        raise GitUnavailable(f"git failed: {first}")
-    return done.stdout.decode("utf-8", "surrogateescape")
-
-
 def checkout(root: Path) -> Path:
     """The top folder of the full (not shallow) git checkout holding ``root``.
 
@@ -118,7 +70,7 @@ def checkout(root: Path) -> Path:
         raise GitUnavailable("git is not installed (or not on PATH)")
     root = root.resolve()  # name the folder in full in the note, not as "."
     try:
-        out = _run_git(["rev-parse", "--show-toplevel", "--is-shallow-repository"], root)
+        out = run_git(["rev-parse", "--show-toplevel", "--is-shallow-repository"], root)
     except GitUnavailable as err:
         if "not a git repository" in str(err):
             raise GitUnavailable(f"{root} is not inside a git checkout") from err
@@ -150,7 +102,7 @@ def parse_log(text: str) -> dict[str, list[tuple[Commit, str]]]:
         parts = header.split("\x1f", 2)
         if len(parts) != 3:
             continue
-        commit = Commit(parts[0], parts[1], _clean(parts[2]), order)
+        commit = Commit(parts[0], parts[1], clean_text(parts[2]), order)
         tokens = [t for t in rest.lstrip("\n").split("\0") if t]
         for status, path in zip(tokens[::2], tokens[1::2], strict=False):
             changes.setdefault(path.lstrip("\n"), []).append((commit, status.strip()[:1]))
@@ -177,7 +129,7 @@ def walk(root: Path, paths: Iterable[Path], resolved: bool = False) -> History:
         *_pathspecs(keys, "" if root_key == "." else root_key),
     ]
     wanted = set(keys)
-    changes = parse_log(_run_git(args, top))
+    changes = parse_log(run_git(args, top))
     history.changes = {path: found for path, found in changes.items() if path in wanted}
     return history
 
@@ -211,6 +163,8 @@ def check_staleness(dataset: DataSet) -> None:
     root = dataset.root
     scripts: dict[SourceRef, Path] = {}
     for entry in dataset.entries:
+        if entry.script_ref is not None:
+            continue  # read at a pinned commit: that script cannot change after the row
         path = dataset.scripts.get(entry.script)
         if path is None:  # the script checks were off, or refused it (and said why)
             path, _problem = checks.resolve_script(entry, root)
@@ -260,7 +214,7 @@ def last_commit_date(root: Path, paths: Sequence[Path]) -> str | None:
     if not keys:
         return None
     try:
-        out = _run_git(["log", "-1", "--no-color", "--date=short", "--format=%ad", "--", *keys], top)
+        out = run_git(["log", "-1", "--no-color", "--date=short", "--format=%ad", "--", *keys], top)
     except GitUnavailable:
         return None
     return out.strip() or None

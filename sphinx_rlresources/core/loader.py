@@ -41,7 +41,7 @@ class LoadOptions:
 
 def data_files(data_dir: Path) -> list[Path]:
     """The data files of a folder, in name order (hidden files are skipped)."""
-    return sorted(p for p in data_dir.iterdir() if p.suffix in DATA_SUFFIXES and not p.name.startswith("."))
+    return sorted(p for p in data_dir.iterdir() if p.suffix.lower() in DATA_SUFFIXES and not p.name.startswith("."))
 
 
 def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[YamlDocument | None, list[Diagnostic]]:

@@ -91,6 +91,8 @@ class Entry:
     evidence: str | None = None
     tested: str | None = None
     notes: str | None = None
+    script_ref: str | None = None
+    """The commit, tag or branch the script is read from (None: the working tree)."""
     field_marks: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, hash=False)
     """Line and column of each field's value, so checks can point at ``gpus:`` itself."""
 
@@ -126,6 +128,7 @@ class Entry:
             infer=value["infer"],
             infer_version=value.get("infer_version"),
             script=value["script"],
+            script_ref=value.get("script_ref"),
             contributor=Contributor.from_data(value["contributor"]),
             model_id=value.get("model_id"),
             evidence=value.get("evidence"),
@@ -203,6 +206,9 @@ class DataSet:
     """Each row's ``script`` value mapped to the checked real file inside the root."""
     stale: dict[SourceRef, Staleness] = field(default_factory=dict)
     """Rows whose script changed after they were tested , by row."""
+    linkable: set[str] = field(default_factory=set)
+    """The rows' ``script`` values whose script exists (in the tree, or in git at the row's
+    ``script_ref``): only these get a link, so no reader follows a link to a missing file."""
     notes: list[str] = field(default_factory=list)
     """Informational messages (a check that was skipped, and why); never failures."""
 

@@ -46,6 +46,13 @@ def _folders(value: Any) -> str | None:
     return None
 
 
+FAIL_ON = ("never", "error", "warning")
+
+
+def _fail_on(value: Any) -> str | None:
+    return None if value in FAIL_ON else f"must be one of {', '.join(repr(v) for v in FAIL_ON)}"
+
+
 def _non_empty(value: Any) -> str | None:
     return "must be a non-empty string" if not value else None
 
@@ -216,6 +223,19 @@ SETTINGS: tuple[Setting, ...] = (
         on_invalid="no age marker is shown",
     ),
     Setting(
+        "fail_on",
+        "never",
+        (str,),
+        "Make ``sphinx-build`` exit non-zero, without ``-W``, when the build found a finding at or "
+        "above this level: ``'error'`` (a data or script problem, an unknown size) or ``'warning'`` "
+        "(any ``rlresources.*`` warning); ``'never'`` leaves the exit status to Sphinx. Every page is "
+        "still written, and the log's last lines say how many findings failed the build.",
+        conf="fail_on",
+        in_pyproject=False,
+        problem=_fail_on,
+        on_invalid="the build's exit status is left to Sphinx",
+    ),
+    Setting(
         "cross_check",
         True,
         (bool,),
@@ -226,6 +246,9 @@ SETTINGS: tuple[Setting, ...] = (
         in_pyproject=False,
     ),
 )
+
+PATH_KEYS = frozenset({"data", "root"})
+"""Settings that name a folder: relative to the conf dir in conf.py, to its folder in pyproject.toml."""
 
 CONF_SETTINGS = {s.conf_name: s for s in SETTINGS if s.conf_name}
 """conf.py name -> setting."""

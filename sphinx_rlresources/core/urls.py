@@ -12,6 +12,10 @@ from __future__ import annotations
 import re
 import string
 from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sphinx_rlresources.core.model import DataSet, Entry
 
 SAFE_SCHEMES = ("http://", "https://", "mailto:")
 """The only schemes a link may use; ``javascript:``, ``data:`` and relative targets never are."""
@@ -64,7 +68,14 @@ def url_template_problem(template: str) -> str | None:
 
 
 def script_url(template: str | None, ref: str, script: str) -> str | None:
-    """The Link column's target for a row's ``script``: the filled template, if it is safe."""
+    """The Link column's target for a script path at ``ref``: the filled template, if it is safe."""
     if not template:
         return None
     return safe_url(template.format(ref=ref, path=PurePath(script).as_posix()))
+
+
+def row_script_url(dataset: DataSet, entry: Entry, template: str | None, ref: str) -> str | None:
+    """A row's script link: at the row's ``script_ref`` (else ``ref``), and only if the script exists."""
+    if entry.script not in dataset.linkable:
+        return None  # reported by the checks; a link would lead to a missing file
+    return script_url(template, entry.script_ref or ref, entry.script)

@@ -15,6 +15,7 @@ from sphinx_rlresources.sphinxext import (
     coverage,
     deferred,
     export,
+    failon,
     filtering,
     freshness,
     layout,
@@ -44,3 +45,4 @@ def register(app: Sphinx) -> None:
     export.register(app)  # the JSON file
     freshness.register(app)  # the rl-last-updated role
     deferred.register(app)  # table rows skip the read-phase transforms
+    failon.register(app)  # rlresources_fail_on: the exit status without -W

@@ -8,10 +8,13 @@ Sphinx and, at ``config-inited``, replaces an unusable value by its default with
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sphinx_rlresources.core.settings import CONF_SETTINGS
+from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.project import SettingsError, find_pyproject, load_project
+from sphinx_rlresources.core.settings import CONF_SETTINGS, PATH_KEYS, Setting
 from sphinx_rlresources.sphinxext.warnings import warn_config
 
 if TYPE_CHECKING:
@@ -19,8 +22,55 @@ if TYPE_CHECKING:
     from sphinx.config import Config
 
 
+def _set_in_conf(config: Config, name: str) -> bool:
+    """Whether conf.py (or ``-D``) gave ``name``, rather than its default."""
+    return name in getattr(config, "_raw_config", {}) or name in getattr(config, "overrides", {})
+
+
+def _comparable(setting: Setting, value: object, base: Path) -> object:
+    """A value as the build would use it: a path setting as the folder it names."""
+    if setting.key in PATH_KEYS and isinstance(value, str):
+        return os.path.normpath(base / value)
+    return value
+
+
+def apply_pyproject(app: Sphinx, config: Config) -> None:
+    """``[tool.rlresources]`` of the nearest ``pyproject.toml`` above the conf dir, as defaults.
+
+    A repository states its layout once, for the build, ``rlresources lint`` and every
+    command; a conf.py value overrides it for the build, and when both are given and
+    differ the build says so once.
+    """
+    confdir = Path(app.confdir)
+    try:
+        found = find_pyproject(confdir.resolve())
+        project = load_project(confdir.resolve()) if found else None
+    except SettingsError as err:
+        warn_config(f"{err}; [tool.rlresources] is not used by the build")
+        return
+    if found is None or project is None:
+        return
+    path, table = found
+    for name, setting in CONF_SETTINGS.items():
+        if not setting.in_pyproject or setting.key not in table:
+            continue
+        value = table[setting.key]
+        if not _set_in_conf(config, name):
+            # paths in pyproject.toml are relative to its folder; make them absolute
+            setattr(config, name, os.path.normpath(path.parent / value) if setting.key in PATH_KEYS else value)
+            continue
+        mine = getattr(config, name)
+        if _comparable(setting, mine, confdir) != _comparable(setting, value, path.parent):
+            warn_config(
+                f"{name} = {mine!r} in conf.py and {setting.key} = {value!r} in [tool.rlresources] of "
+                f"{relpath(path)} differ; the build uses conf.py's value and rlresources lint uses "
+                "pyproject.toml's: state it once, in pyproject.toml"
+            )
+
+
 def check_config(app: Sphinx, config: Config) -> None:
     """Validate the values once; a bad value is reported and replaced by its default."""
+    apply_pyproject(app, config)
     confdir = Path(app.confdir)
     for name in ("rlresources_data_dir", "rlresources_root"):
         if not isinstance(getattr(config, name), str):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
-from sphinx_rlresources.core.urls import script_url
+from sphinx_rlresources.core.urls import row_script_url
 from sphinx_rlresources.sphinxext.store import store
 from sphinx_rlresources.sphinxext.warnings import warn_file
 
@@ -50,6 +50,7 @@ def row_object(entry: Entry, source_path: str, script_url: str | None) -> dict[s
         "infer": entry.infer,
         "infer_version": entry.infer_version,
         "script": entry.script,
+        "script_ref": entry.script_ref,
         "script_url": script_url,
         "contributor": {
             "name": contributor.name,
@@ -81,7 +82,7 @@ def dataset_object(dataset: DataSet, template: str | None = None, ref: str = "ma
             }
         )
         if size.readable:
-            rows.extend(row_object(e, source, script_url(template, ref, e.script)) for e in size.entries)
+            rows.extend(row_object(e, source, row_script_url(dataset, e, template, ref)) for e in size.entries)
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": "sphinx-rlresources",

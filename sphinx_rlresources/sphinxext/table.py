@@ -24,7 +24,7 @@ from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.text import visible
-from sphinx_rlresources.core.urls import safe_url, script_url
+from sphinx_rlresources.core.urls import row_script_url, safe_url
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
@@ -172,7 +172,7 @@ class RLResourceTable(RLResourceDirective):
 
     def _link(self, entry: Entry, dataset: DataSet) -> nodes.Node:
         name = visible(entry.script_name)
-        url = script_url(self.config.rlresources_script_url, self.config.rlresources_script_ref, entry.script)
+        url = row_script_url(dataset, entry, self.config.rlresources_script_url, self.config.rlresources_script_ref)
         if url:
             return nodes.reference(name, name, refuri=url)
         script = dataset.scripts.get(entry.script)

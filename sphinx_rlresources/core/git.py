@@ -1,0 +1,201 @@
+"""Reading git without a shell: one way to run it, and one process for every pinned script.
+
+Paths and refs from the data are untrusted.  Git is run with an argument list (never a
+shell), literal pathspecs, no prompts, and the variables that git hooks set removed so
+that ``-C`` decides which repository is read.  A ref must match
+:data:`REF_PATTERN` before it is used: no ``:``, ``^``, ``~``, ``@{`` or whitespace,
+so it can only name a commit, tag or branch.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+GIT_TIMEOUT = 120.0
+"""Seconds one git process may take before the caller gives up (with a note)."""
+
+REF_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+"""A commit, tag or branch as the data may name it (the schema's ``script_ref`` pattern)."""
+
+
+class GitUnavailable(Exception):
+    """Git cannot answer for this root; the message is the note shown to the user."""
+
+
+def clean_text(text: str, limit: int = 100) -> str:
+    """Text from git (a subject, an error) made safe to quote in one line: no control characters, bounded."""
+    text = "".join(c if c.isprintable() else " " for c in text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"):
+        env.pop(name, None)  # set inside git hooks; -C must decide which repository is read
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"})
+    return env
+
+
+def git_command(cwd: Path) -> list[str]:
+    git = shutil.which("git")
+    if git is None:
+        raise GitUnavailable("git is not installed (or not on PATH)")
+    return [git, "-C", str(cwd), "--literal-pathspecs", "-c", "log.showSignature=false"]
+
+
+def run_git(args: Sequence[str], cwd: Path) -> str:
+    """Run ``git -C cwd ARGS`` (an argument list, no shell) and return its output."""
+    command = [*git_command(cwd), *args]
+    try:
+        done = subprocess.run(  # an argument list with a resolved git, no shell
+            command,
+            capture_output=True,
+            env=git_env(),
+            timeout=GIT_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as err:
+        raise GitUnavailable(f"git took more than {GIT_TIMEOUT:.0f} seconds") from err
+    except OSError as err:
+        raise GitUnavailable(f"git could not be run ({err.strerror or err})") from err
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        first = clean_text(reason[0], 200) if reason else f"exit status {done.returncode}"
+        raise GitUnavailable(f"git failed: {first}")
+    return done.stdout.decode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A file as stored at a ref: its bytes (None when larger than the limit) and its size."""
+
+    size: int
+    data: bytes | None
+
+
+@dataclass
+class PinnedFiles:
+    """What one ``git cat-file --batch`` found for every (ref, path) asked.
+
+    ``refs`` maps each ref to whether the repository has it as a commit; ``files`` maps
+    (ref, path) to the blob there, or None when the path is not a file at that ref.
+    """
+
+    refs: dict[str, bool]
+    files: dict[tuple[str, str], Blob | None]
+
+
+def _read_exactly(stream: IO[bytes], size: int, keep: bool) -> bytes | None:
+    """Read ``size`` bytes (and git's newline after them); keep them only if asked."""
+    chunks: list[bytes] = []
+    left = size
+    while left > 0:
+        chunk = stream.read(min(left, 1 << 20))
+        if not chunk:
+            break
+        if keep:
+            chunks.append(chunk)
+        left -= len(chunk)
+    stream.read(1)
+    return b"".join(chunks) if keep else None
+
+
+def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> PinnedFiles:
+    """Read each (ref, path) -- ``path`` relative to ``root`` -- from git's objects in one process.
+
+    Nothing is checked out and nothing is run.  Raises :class:`GitUnavailable` when git
+    is missing or ``root`` is not in a repository.
+    """
+    pairs = sorted(set(wanted))
+    top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
+    try:
+        prefix = root.resolve().relative_to(top).as_posix()
+    except ValueError as err:  # pragma: no cover - rev-parse ran inside root
+        raise GitUnavailable(f"{root} is not inside its git checkout") from err
+    prefix = "" if prefix == "." else prefix + "/"
+    refs = sorted({ref for ref, _ in pairs})
+    questions = [f"{ref}^{{commit}}" for ref in refs] + [f"{ref}:{prefix}{path}" for ref, path in pairs]
+    process = subprocess.Popen(  # an argument list with a resolved git, no shell
+        [*git_command(root), "cat-file", "--batch"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=git_env(),
+    )
+    assert process.stdin is not None and process.stdout is not None
+    found = PinnedFiles({}, {})
+    stdin = process.stdin
+
+    def ask() -> None:  # a thread: git stops reading while its answers fill the pipe
+        try:
+            stdin.write("".join(q + "\n" for q in questions).encode("utf-8", "surrogateescape"))
+            stdin.close()
+        except OSError:
+            pass  # git ended early; the answers say what is missing
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    try:
+        for index in range(len(questions)):
+            line = process.stdout.readline().decode("utf-8", "replace").rstrip("\n")
+            header = line.rsplit(" ", 2)
+            if line.endswith((" missing", " ambiguous")) or len(header) != 3 or not header[2].isdigit():
+                answer = None
+            else:
+                _sha, kind, size_text = header
+                size = int(size_text)
+                keep = kind == "blob" and size <= limit and index >= len(refs)
+                data = _read_exactly(process.stdout, size, keep)
+                answer = Blob(size, data) if kind == "blob" else None
+                if index < len(refs):
+                    found.refs[refs[index]] = kind == "commit"
+                    continue
+            if index < len(refs):
+                found.refs[refs[index]] = False
+            else:
+                found.files[pairs[index - len(refs)]] = answer
+        process.wait(timeout=GIT_TIMEOUT)
+        asking.join(GIT_TIMEOUT)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as err:
+        process.kill()
+        raise GitUnavailable(f"git cat-file failed ({err})") from err
+    return found
+
+
+_BLAME_HEADER = re.compile(r"([0-9a-f]{40}) \d+ (\d+)(?: \d+)?")
+
+
+def blame_dates(path: Path) -> dict[int, str]:
+    """Each committed line of ``path`` -> the day (UTC, ``YYYY-MM-DD``) of the commit that last changed it.
+
+    One ``git blame --porcelain`` process.  Lines not committed yet are left out.  Raises
+    :class:`GitUnavailable` when git is missing or the file is not in a repository.
+    """
+    folder = path.resolve().parent
+    out = run_git(["blame", "--porcelain", "--", path.resolve().name], folder)
+    times: dict[str, int] = {}
+    dates: dict[int, str] = {}
+    sha = ""
+    line = 0
+    for text in out.splitlines():
+        if text.startswith("\t"):
+            if sha in times and set(sha) != {"0"}:
+                day = datetime.datetime.fromtimestamp(times[sha], tz=datetime.timezone.utc).date()
+                dates[line] = day.isoformat()
+            continue
+        header = _BLAME_HEADER.fullmatch(text)
+        if header:
+            sha, line = header.group(1), int(header.group(2))
+        elif text.startswith("committer-time "):
+            times[sha] = int(text.split()[1])
+    return dates
