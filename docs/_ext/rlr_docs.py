@@ -19,6 +19,8 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
+from sphinx_rlresources.estimator.architectures import BUNDLED
+from sphinx_rlresources.estimator.devices import DEVICES
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -120,6 +122,30 @@ class ConfigValues(SphinxDirective):
         return [_table(["Name", "Default", "Type", "Meaning"], rows, [25, 15, 10, 50])]
 
 
+class EstimatorModels(SphinxDirective):
+    """``.. rlr-estimator-models::``: each bundled model's computed and published totals, and KV bytes."""
+
+    def run(self) -> list[nodes.Node]:
+        rows: list[list[nodes.Node | str]] = []
+        for arch in BUNDLED.values():
+            computed = arch.params()
+            published = arch.published or 0
+            same = "yes" if computed == published else f"no ({computed - published:+,})"
+            active = f"{arch.params(active=True):,}" if arch.experts else ""
+            kv = f"{arch.kv_bytes_per_token():,}"
+            rows.append([arch.name, f"{computed:,}", f"{published:,}", same, active, kv])
+        headers = ["Model", "Computed", "Published", "Equal", "Active per token", "KV bytes per token (bf16)"]
+        return [_table(headers, rows, [18, 18, 18, 8, 16, 22])]
+
+
+class EstimatorDevices(SphinxDirective):
+    """``.. rlr-estimator-devices::``: the device table."""
+
+    def run(self) -> list[nodes.Node]:
+        rows: list[list[nodes.Node | str]] = [[name, f"{gib:.2f}"] for name, gib in DEVICES.items()]
+        return [_table(["Device", "Memory as reported (GiB)"], rows, [40, 60])]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     try:  # Sphinx 7.4+ has confval built in; older versions need it declared
         app.add_object_type("confval", "confval", "pair: %s; configuration value")
@@ -128,4 +154,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-schema-fields", SchemaFields)
     app.add_directive("rlr-warning-subtypes", WarningSubtypes)
     app.add_directive("rlr-config-values", ConfigValues)
+    app.add_directive("rlr-estimator-models", EstimatorModels)
+    app.add_directive("rlr-estimator-devices", EstimatorDevices)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

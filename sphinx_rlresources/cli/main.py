@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from sphinx_rlresources import __version__
+from sphinx_rlresources.cli import estimate as estimate_command
 from sphinx_rlresources.cli import importer as import_command
 from sphinx_rlresources.cli import lint as lint_command
 from sphinx_rlresources.cli import new as new_command
@@ -137,6 +138,17 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--dry-run", action="store_true", help="print the row instead of writing it")
     add_load_arguments(new)
     new.set_defaults(func=new_command.run)
+    estimate = commands.add_parser(
+        "estimate",
+        help="a lower bound of the GPU and host memory an RL run needs",
+        description="Estimate a lower bound of per-GPU and host memory for a colocated RL run (trainer and rollout "
+        "engine on the same GPUs), phase by phase, from the model's shape; or for a row of the data "
+        "(--row FILE:LINE) with its script's settings. Exit status: 0 it fits (or is tight), 1 it does not fit, "
+        "2 the command could not run.",
+    )
+    estimate_command.add_arguments(estimate)
+    add_data_flags(estimate, root=True)
+    estimate.set_defaults(func=estimate_command.run)
     return parser
 
 

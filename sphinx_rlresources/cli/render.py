@@ -96,6 +96,8 @@ class Renderer:
 
     def cell(self, entry: Entry, key: str) -> str:
         value = visible(cols.COLUMNS[key].text(entry))
+        if key == "estimate" and self.dataset is not None:
+            value = cols.estimate_text(self.dataset.estimates.get(entry.source))
         if key == "link":
             if self.dataset is not None:
                 return self.link(value, row_script_url(self.dataset, entry, self.template, self.ref))

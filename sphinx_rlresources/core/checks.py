@@ -10,7 +10,7 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from sphinx_rlresources.core import crosscheck, git, naming
+from sphinx_rlresources.core import crosscheck, git, naming, plausibility
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.paths import is_within, what_is
@@ -320,9 +320,21 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
         dataset.diagnostics.extend(check_naming(entry, settings))
         if settings is not None:
             dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))
+        check_plausible(dataset, entry, settings)
     if pinned:
         check_pinned(dataset, pinned, cross_check)
     return scripts
+
+
+def check_plausible(dataset: DataSet, entry: Entry, settings: ScriptSettings | None) -> None:
+    """Estimate the row's memory (kept for the ``estimate`` column) and report it if it cannot fit."""
+    found = plausibility.estimate_row(entry, settings)
+    if found is None:
+        return
+    dataset.estimates[entry.source] = found.peak_gib
+    problem = plausibility.check_row(entry, found)
+    if problem is not None:
+        dataset.diagnostics.append(problem)
 
 
 def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None:
@@ -385,3 +397,4 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None
         dataset.diagnostics.extend(check_naming(entry, settings))
         if settings is not None:
             dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))
+        check_plausible(dataset, entry, settings)

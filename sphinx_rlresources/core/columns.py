@@ -46,6 +46,8 @@ COLUMNS: dict[str, Column] = {
         Column("tested", "Tested", lambda e: e.tested or "", lambda e: _missing_last(e.tested)),
         Column("evidence", "Evidence", lambda e: e.evidence or "", lambda e: _missing_last(e.evidence)),
         Column("notes", "Notes", lambda e: e.notes or "", lambda e: _missing_last(e.notes)),
+        # Filled from the data set's estimates by each front end (estimate_text), not from the row alone.
+        Column("estimate", "Estimate", lambda e: "", lambda e: 0),
     ]
 }
 
@@ -63,6 +65,13 @@ FILTERS: dict[str, Callable[[Entry], str]] = {
     "infers": lambda e: e.infer,
 }
 """Directive option name -> the row value it filters on (compared case-insensitively)."""
+
+
+def estimate_text(gib: float | None) -> str:
+    """The ``estimate`` column's cell: the lower bound of per-GPU memory (``≥ 17 GiB/GPU``)."""
+    if gib is None:
+        return ""
+    return f"≥ {gib:.1f} GiB/GPU" if gib < 10 else f"≥ {gib:.0f} GiB/GPU"
 
 
 def column_key(name: str) -> str | None:

@@ -58,6 +58,10 @@ class Subtype(str, enum.Enum):
     SCRIPT_MODEL = ("script_model", "The script trains another model than the row's ``model``/``model_id``.")
     SCRIPT_BATCH = ("script_batch", "The row's ``max_batch`` differs from the script's ``data.train_batch_size``.")
     SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
+    IMPLAUSIBLE = (
+        "implausible",
+        "Even the lower bound of the row's memory does not fit its own GPUs (``rlresources estimate``).",
+    )
     ORPHAN_SCRIPT = ("orphan_script", "A ``*.sh`` file in the scripts folders has no row (``rlresources lint``).")
     PLACEHOLDER = ("placeholder", "A field still holds the ``TODO`` that ``rlresources new`` wrote; fill it in.")
     # -- drawing a table -------------------------------------------------------

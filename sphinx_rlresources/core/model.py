@@ -209,6 +209,8 @@ class DataSet:
     linkable: set[str] = field(default_factory=set)
     """The rows' ``script`` values whose script exists (in the tree, or in git at the row's
     ``script_ref``): only these get a link, so no reader follows a link to a missing file."""
+    estimates: dict[SourceRef, float] = field(default_factory=dict)
+    """Each row's lower bound of per-GPU memory in GiB (``rlresources estimate``), where one exists."""
     notes: list[str] = field(default_factory=list)
     """Informational messages (a check that was skipped, and why); never failures."""
 

@@ -14,6 +14,7 @@ from sphinx_rlresources.sphinxext import (
     config,
     coverage,
     deferred,
+    estimate,
     export,
     failon,
     filtering,
@@ -41,6 +42,7 @@ def register(app: Sphinx) -> None:
     app.add_directive("rl-resource-table", RLResourceTable)
     chart.register(app)
     coverage.register(app)
+    estimate.register(app)  # rl-resource-estimate
     filtering.register(app)  # filter nodes, their assets
     export.register(app)  # the JSON file
     freshness.register(app)  # the rl-last-updated role

@@ -27,4 +27,5 @@ HEADERS = {
     "tested": _("Tested"),
     "evidence": _("Evidence"),
     "notes": _("Notes"),
+    "estimate": _("Estimate"),
 }

@@ -161,6 +161,8 @@ class RLResourceTable(RLResourceDirective):
         text = visible(cols.COLUMNS[key].text(entry))  # the loader refused these already: defence in depth
         if key == "link":
             return self._link(entry, dataset)
+        if key == "estimate":
+            text = cols.estimate_text(dataset.estimates.get(entry.source))
         target = None
         if key == "contributor":
             target = safe_url(entry.contributor.link)
