@@ -194,7 +194,10 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
     app.build()
     data = "<srcdir>/data/7b.yaml"
     rule = "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh"
-    columns = "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, notes, estimate"
+    columns = (
+        "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, "
+        "notes, estimate"
+    )
     assert warning_lines(app) == [
         f"{data}:21:12: WARNING: script name 'qwen2-7b_grpo_2_h800_fsdp_vlm.sh' says infer 'vlm' but the row says "
         "infer 'vllm'; fix the row, or rename the script to 'qwen2-7b_grpo_2_h800_fsdp_vllm.sh' [rlresources.naming]",

@@ -53,7 +53,10 @@ def test_markdown_page_draws_the_same_nodes_and_html(app: Any) -> None:
 def test_markdown_warnings_are_located_in_the_markdown_file(app: Any) -> None:
     app.build()
     known = "The known sizes are: 70B, 405B (a size is known when the data folder has its file)"
-    columns = "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, notes, estimate"
+    columns = (
+        "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, "
+        "notes, estimate"
+    )
     assert sorted(warning_lines(app)) == [
         f"<srcdir>/page-md.md:14: WARNING: unknown size '72b'; did you mean '70B'? {known} [rlresources.unknown_size]",
         f"<srcdir>/page-md.md:17: WARNING: :columns: names no column 'bogus'; the columns are: {columns} "
