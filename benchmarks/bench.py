@@ -103,15 +103,40 @@ class Row:
         return self.script.rsplit("/", 1)[-1]
 
 
+def gpu_counts(size: str, wanted: int) -> list[int]:
+    """``wanted`` GPU counts (1..8, then whole nodes) from the least that fits the size.
+
+    The least is the estimator's fewest GPUs for the hungriest row the generator writes
+    (full PPO, nothing offloaded, 80 GB devices), so no synthetic row is implausible and
+    every check runs and finds nothing.
+    """
+    from sphinx_rlresources.estimator.architectures import bundled, by_size
+    from sphinx_rlresources.estimator.devices import device_memory
+    from sphinx_rlresources.estimator.memory import Plan, minimum_gpus
+
+    arch = bundled(f"Qwen2.5-{size}") or by_size(size)
+    plan = Plan("PPO", 8, "H100", device_memory("H100") or 79.6)
+    least = minimum_gpus(arch, plan) if arch else None
+    start = least[0] if least else 1
+    counts = [g for g in range(1, 9) if g >= start]
+    node = max(16, -(-start // 8) * 8)
+    while len(counts) < wanted:
+        counts.append(node)
+        node += 8
+    return counts[:wanted]
+
+
 def make_rows(total: int) -> dict[str, list[Row]]:
     """``total`` rows spread round-robin over the sizes; every script name is unique."""
     by_size: dict[str, list[Row]] = {s: [] for s in SIZES}
+    per_size = -(-total // len(SIZES))
+    counts = {size: gpu_counts(size, per_size) for size in SIZES}
     for i in range(total):
         size = SIZES[i % len(SIZES)]
         j = i // len(SIZES)
         task, estimator, lora = TASKS[j % len(TASKS)]
         infer, version = INFERS[j % len(INFERS)]
-        gpus = j + 1 if j < 8 else 8 * (j - 6)  # 1..8, then whole nodes: unique per size
+        gpus = counts[size][j]  # unique per size
         by_size[size].append(
             Row(
                 size=size,

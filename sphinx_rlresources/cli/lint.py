@@ -69,18 +69,19 @@ def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[
                 if not name.endswith(".sh") or name.startswith("."):
                     continue
                 path = Path(current) / name
-                shown = f"{relpath(Path(current))}/{name}"  # the link itself, not where it leads
                 real = real_script(path, known)
+                if is_within(real, real_root) and (what := what_is(real)) is None:
+                    found[real] = None
+                    continue
+                shown = f"{relpath(Path(current))}/{name}"  # the link itself, not where it leads
                 if not is_within(real, real_root):
                     message = "this script is a symbolic link to a place outside the repository root; " + (
                         "replace it with the script itself, or delete it"
                     )
                     refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_PATH, message)
-                elif (what := what_is(real)) is not None:
+                else:
                     message = f"this is {what}, not a script file; delete it, or replace it with the script"
                     refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_FILE, message)
-                else:
-                    found[real] = None
     return sorted(found), list(refused.values())
 
 

@@ -301,12 +301,12 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
             )
             continue
         first[key] = entry
-        refused = path_problem(entry)
-        if refused is not None:
-            dataset.diagnostics.append(refused)
-            continue  # the path itself is refused: its name is beside the point
         if entry.script_ref is not None:
-            pinned.append(entry)
+            refused = path_problem(entry)
+            if refused is not None:
+                dataset.diagnostics.append(refused)
+            else:
+                pinned.append(entry)
             continue
         path, problem = resolve_script(entry, dataset.root, known, hints)
         if problem is not None:

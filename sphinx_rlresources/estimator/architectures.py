@@ -13,6 +13,7 @@ bounded in size, plain numbers only; nothing is downloaded.
 
 from __future__ import annotations
 
+import functools
 import json
 import stat
 from dataclasses import dataclass, field
@@ -103,18 +104,28 @@ class Architecture:
 
     def params(self, active: bool = False) -> int:
         """Every parameter (or, for a mixture of experts, those one token uses)."""
+        return _count(self, active)
+
+    def _count(self, active: bool) -> int:
         if self.size_only:
             return self.size_only
         embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
         return embeddings + sum(self.layer_params(i, active) for i in range(self.layers)) + self.hidden
 
     def largest_layer_params(self) -> int:
+        return _largest(self)
+
+    def _largest(self) -> int:
         if self.size_only:
             return 0
         return max(self.layer_params(i) for i in range(self.layers))
 
     def lora_params(self, rank: int) -> int:
         """Adapter parameters: r * (d_in + d_out) for each linear layer (verl's ``all-linear``)."""
+        return rank * _adapted(self)
+
+    def _adapted(self) -> int:
+        """The sum of (d_in + d_out) over every adapted linear layer."""
         if self.size_only:
             return 0  # unknown shapes: the lower bound counts no adapter
         d, h, kv, hd = self.hidden, self.heads, self.kv_heads, self.dim
@@ -128,7 +139,7 @@ class Architecture:
             width = self.intermediate if not self.experts or index < self.dense_layers else self.moe_intermediate
             copies = 1 if not self.experts or index < self.dense_layers else self.experts + self.shared_experts
             total += attention + copies * 3 * (d + width)
-        return rank * total
+        return total
 
     # -- the rollout engine's KV cache -----------------------------------------------
 
@@ -148,9 +159,30 @@ class Architecture:
 
     def tp_choices(self, limit: int) -> list[int]:
         """Tensor-parallel sizes up to ``limit`` that divide the attention heads (and KV heads, if more)."""
-        return [
-            t for t in range(1, limit + 1) if self.heads % t == 0 and (self.kv_heads % t == 0 or t % self.kv_heads == 0)
-        ]
+        return [t for t in _divisors(self) if t <= limit]
+
+
+# A load checks thousands of rows against a dozen shapes: count each shape once.
+@functools.lru_cache(maxsize=256)
+def _count(arch: Architecture, active: bool) -> int:
+    return arch._count(active)
+
+
+@functools.lru_cache(maxsize=256)
+def _largest(arch: Architecture) -> int:
+    return arch._largest()
+
+
+@functools.lru_cache(maxsize=256)
+def _adapted(arch: Architecture) -> int:
+    return arch._adapted()
+
+
+@functools.lru_cache(maxsize=256)
+def _divisors(arch: Architecture) -> tuple[int, ...]:
+    """Tensor-parallel sizes the heads allow: dividing the query heads, and the KV heads or a multiple of them."""
+    kv = arch.kv_heads
+    return tuple(t for t in range(1, arch.heads + 1) if arch.heads % t == 0 and (kv % t == 0 or t % kv == 0))
 
 
 def _qwen25(
