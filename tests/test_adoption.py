@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import unbroken
 from sphinx.cmd.build import build_main
 
 from sphinx_rlresources.cli.main import main as rlresources
@@ -175,7 +176,7 @@ def test_a_framework_repository_as_it_is_today(framework: tuple[Path, str], caps
     status, warnings = build(repo)
     assert status == 1
     assert "nowhere" in warnings and "[rlresources.script_gpus]" in warnings
-    html = (repo / "docs" / "_build" / "sizes.html").read_text("utf-8")
+    html = unbroken((repo / "docs" / "_build" / "sizes.html").read_text("utf-8"))
     assert f"https://github.com/org/repo/blob/{first}/examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh" in html
     assert (repo / "docs" / "_build" / "index.html").is_file()
     # 4. with "never", the same build exits 0
@@ -304,7 +305,7 @@ def test_the_build_reads_pyproject_and_says_when_conf_py_differs(tmp_path: Path)
     (root / "conf.py").write_text('extensions = ["sphinx_rlresources"]\n', "utf-8")
     status, log = run_build(root)
     assert status == 0 and "rlresources" not in log  # found through pyproject.toml alone
-    assert "qwen2-7b_grpo_8_h100_fsdp_vllm.sh" in (root / "_build" / "index.html").read_text("utf-8")
+    assert "qwen2-7b_grpo_8_h100_fsdp_vllm.sh" in unbroken((root / "_build" / "index.html").read_text("utf-8"))
     (root / "conf.py").write_text('extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\n', "utf-8")
     (root / "data").mkdir(exist_ok=True)
     _status, log = run_build(root)
@@ -339,7 +340,7 @@ def test_a_missing_script_is_not_linked_even_with_a_url_template(tmp_path: Path)
     root = small_project(tmp_path, 'rlresources_script_url = "https://example.org/{ref}/{path}"\n')
     (root / "examples" / "tuning" / "7b" / "qwen2-7b_grpo_8_h100_fsdp_vllm.sh").unlink()
     _status, _log = run_build(root)
-    html = (root / "_build" / "index.html").read_text("utf-8")
+    html = unbroken((root / "_build" / "index.html").read_text("utf-8"))
     assert "qwen2-7b_grpo_8_h100_fsdp_vllm.sh" in html
     assert 'href="https://example.org/' not in html
 

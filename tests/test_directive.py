@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import warning_lines
+from conftest import unbroken, warning_lines
 from docutils import nodes
 from sphinx import addnodes
 
@@ -85,7 +85,7 @@ def test_links_are_downloads_of_the_checked_script_without_a_template(app: Any) 
     refs = list(app.env.get_doctree("index").findall(addnodes.download_reference))
     assert len(refs) == 3 + 12
     assert refs[0]["reftarget"] == "examples/tuning/70b/qwen2-70b_grpo_32_h20_fsdp_vllm.sh"
-    html = (app.outdir / "index.html").read_text("utf-8")
+    html = unbroken((app.outdir / "index.html").read_text("utf-8"))
     assert "_downloads/" in html
     copied = sorted(p.name for p in (app.outdir / "_downloads").rglob("*.sh"))
     assert len(copied) == 12
@@ -165,7 +165,7 @@ def test_layout_options(app: Any) -> None:
     assert first["align"] == "center"
     assert [c["colwidth"] for c in first.findall(nodes.colspec)] == [3, 1, 1, 1, 2, 2, 2]
     # :ref: and :numref: resolve to the named table
-    html = (app.outdir / "layout.html").read_text("utf-8")
+    html = unbroken((app.outdir / "layout.html").read_text("utf-8"))
     assert 'href="#the-7b-table"' in html
     assert "Table 1" in html
     evidence = [r for r in first.findall(nodes.reference) if r.get("refuri", "").startswith("https://logs")]
@@ -229,7 +229,7 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
         "H800 [rlresources.option]",
     ]
     # nothing outside the root was linked or copied
-    html = (app.outdir / "index.html").read_text("utf-8")
+    html = unbroken((app.outdir / "index.html").read_text("utf-8"))
     assert "outside.sh" in html  # shown as text
     assert not any(p.name == "outside.sh" for p in (app.outdir / "_downloads").rglob("*"))
 

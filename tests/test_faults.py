@@ -15,6 +15,7 @@ from contextlib import redirect_stderr
 from pathlib import Path
 
 import pytest
+from conftest import unbroken
 from sphinx.cmd.build import build_main
 
 from sphinx_rlresources.sphinxext.outputs import download_folder_problem
@@ -56,7 +57,7 @@ def build(src: Path, *flags: str) -> tuple[int, list[str], str]:
 
 
 def page(src: Path, name: str) -> str:
-    return (src / "_build" / "html" / f"{name}.html").read_text("utf-8")
+    return unbroken((src / "_build" / "html" / f"{name}.html").read_text("utf-8"))
 
 
 def test_a_deleted_data_file_is_reported_and_its_rows_vanish(project: Path) -> None:

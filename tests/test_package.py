@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TESTS
+from conftest import REPO, TESTS, unbroken
 
 pytestmark = pytest.mark.slow
 
@@ -152,7 +152,7 @@ def test_installed_extension_builds_docs(installed: Path, tmp_path: Path) -> Non
         cwd=project, env=_clean_env(),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
-    html = (out / "index.html").read_text(encoding="utf-8")
+    html = unbroken((out / "index.html").read_text(encoding="utf-8"))
     assert 'class="rlresources-table' in html and "Qwen2.5-72B" in html
     de = tmp_path / "html-de"
     result = _run(

@@ -10,6 +10,10 @@ from typing import Any
 from sphinx_rlresources.core.diagnostics import Diagnostic
 
 _SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
+_EXPERTS_RE = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([KMBT])$", re.IGNORECASE)
+"""``8x7B``: eight experts of 7B each, ordered by their product (56B)."""
+_ACTIVE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])-A\d+(?:\.\d+)?[KMBT]$", re.IGNORECASE)
+"""``235B-A22B``: a mixture of experts ordered by its total (235B), not its active part."""
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, None: 1.0}
 
 
@@ -19,12 +23,23 @@ def size_key(label: str) -> str:
 
 
 def size_order(label: str) -> tuple[int, float, str]:
-    """Sort sizes by parameter count (0.5B < 7B < 70B < 671B); odd labels go last."""
-    match = _SIZE_RE.match(label.strip())
-    if not match:
-        return (1, 0.0, label.lower())
-    unit = match.group(2).upper() if match.group(2) else None
-    return (0, float(match.group(1)) * _SCALE[unit], label.lower())
+    """Sort sizes by parameter count (0.5B < 1.8B < 7B < 8x7B < 70B < 235B-A22B < 671B); other labels go last.
+
+    The one rule for size order: the data set, the filters, the chart, the coverage
+    table and the JSON file all follow it.
+    """
+    text = label.strip()
+    match = _SIZE_RE.match(text)
+    if match:
+        unit = match.group(2).upper() if match.group(2) else None
+        return (0, float(match.group(1)) * _SCALE[unit], label.lower())
+    experts = _EXPERTS_RE.match(text)
+    if experts:
+        return (0, int(experts.group(1)) * float(experts.group(2)) * _SCALE[experts.group(3).upper()], label.lower())
+    active = _ACTIVE_RE.match(text)
+    if active:
+        return (0, float(active.group(1)) * _SCALE[active.group(2).upper()], label.lower())
+    return (1, 0.0, label.lower())
 
 
 @dataclass(frozen=True)

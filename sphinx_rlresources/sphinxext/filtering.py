@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
-from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.core.model import Entry, size_order
 from sphinx_rlresources.sphinxext.assets import FILTER_JS, READERS_CSS
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import rlresources_chart, rlresources_filter, rlresources_mark, rlresources_row
@@ -29,8 +29,15 @@ if TYPE_CHECKING:
 
 
 #: The row values the script filters on: attribute suffix -> how to read it from a row.
+def _size_rank(label: str) -> str:
+    """``0:7e+09``: the size's place by parameter count (:func:`size_order`), for the script."""
+    known, count, _label = size_order(label)
+    return f"{known}:{count:.6g}"
+
+
 ROW_DATA: dict[str, Callable[[Entry], str]] = {
     "size": lambda e: e.size,
+    "size-order": lambda e: _size_rank(e.size),  # the script sorts the Size choices by it
     "tag": lambda e: e.tag,
     "task": lambda e: e.task,
     "gpus": lambda e: str(e.gpus),

@@ -59,9 +59,69 @@ def markers(entry: Entry, env: BuildEnvironment) -> list[tuple[str, str]]:
     return found
 
 
-def add_markers(row: nodes.row, entry: Entry, shown: list[str], env: BuildEnvironment) -> None:
-    """Append the row's markers to its Tested cell (else its Tag cell, else its first cell)."""
-    found = markers(entry, env)
+def shared_markers(entries: list[Entry], env: BuildEnvironment) -> dict[str, str]:
+    """The markers every row of a table has (kind -> text): said once above it, not on each row.
+
+    A marker on every row tells the reader nothing about any one of them; a table of one
+    row keeps its marker on the row.
+    """
+    if len(entries) < 2:
+        return {}
+    first = dict(markers(entries[0], env))
+    for entry in entries[1:]:
+        mine = dict(markers(entry, env))
+        first = {kind: text for kind, text in first.items() if mine.get(kind) == text}
+        if not first:
+            break
+    return first
+
+
+def _age(days: int) -> str:
+    if days % 365 == 0:
+        years = days // 365
+        return _("a year") if years == 1 else _("%d years") % years
+    return _("%d days") % days
+
+
+def shared_note(entries: list[Entry], shared: dict[str, str], env: BuildEnvironment) -> nodes.paragraph:
+    """The sentence said once above a table whose rows all share ``shared``: each marker, and why."""
+    para = nodes.paragraph(classes=["rlresources-shared-markers"])
+    sentences = []
+    for kind, text in shared.items():
+        if kind == "outdated":
+            days = {e.tested for e in entries if e.tested}
+            age = _age(env.config.rlresources_max_age_days)
+            if len(days) == 1:
+                why = _("All rows were last tested on %(day)s, more than %(age)s ago.") % {
+                    "day": days.pop(),
+                    "age": age,
+                }
+            else:
+                why = _("All rows were last tested more than %(age)s ago (the newest on %(day)s).") % {
+                    "age": age,
+                    "day": max(days),
+                }
+        elif kind == "stale":
+            why = _("The script of every row changed after the row was tested.")
+        else:
+            why = _("No row links the evidence of its run.")
+        sentences.append((kind, text, why))
+    for index, (kind, text, why) in enumerate(sentences):
+        if index:
+            para += nodes.Text(" ")
+        para += _marker(text, kind)
+        para += nodes.Text(" " + why)
+    return para
+
+
+def add_markers(
+    row: nodes.row, entry: Entry, shown: list[str], env: BuildEnvironment, said: dict[str, str] | None = None
+) -> None:
+    """Append the row's markers to its Tested cell (else its Tag cell, else its first cell).
+
+    Markers in ``said`` (shared by every row, and said once above the table) are left out.
+    """
+    found = [(kind, text) for kind, text in markers(entry, env) if not said or kind not in said]
     if not found or not shown:
         return
     column = "tested" if "tested" in shown else "tag" if "tag" in shown else shown[0]

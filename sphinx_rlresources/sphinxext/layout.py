@@ -16,9 +16,14 @@ a script name (one long word) may break after each ``_``, and the stylesheet
 from __future__ import annotations
 
 import re
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
+from sphinx import addnodes
+
+from sphinx_rlresources.sphinxext.i18n import _
+from sphinx_rlresources.sphinxext.nodes import rlresources_cell, rlresources_script_label
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -82,8 +87,25 @@ BREAK = {"latex": r"\allowbreak{}", "html": "<wbr/>"}
 """What marks a break opportunity in each output format."""
 
 
+_HTML_BREAKS = re.compile(r"(?<=[_\-/])(?=.)|(?<=\.)(?=[A-Za-z])|(?<=[A-Za-z]{5})(?=\d)")
+"""Where a cell's text may break in HTML: after ``_``, ``-`` and ``/``, after a dot before a
+letter (``0.4.6.|post1``), and between a run of five letters and a digit
+(``sglang|0.4.6``); never inside ``Qwen2.5`` or ``8*H100``."""
+
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def html_pieces(text: str) -> list[str]:
+    """``text`` cut where a browser may break it (:data:`_HTML_BREAKS`; a header also at ``MaxBatch``)."""
+    pieces = _HTML_BREAKS.split(text)
+    if " " not in text and len(pieces) == 1:
+        pieces = _CAMEL.split(text)
+    return pieces
+
+
 class rlresources_breakable(nodes.Text):  # docutils names node classes in lowercase
-    """A script name that may break after each ``_`` in HTML; plain text to any other writer.
+    """Cell text (a script, model or engine name) that may break at :func:`html_pieces` in HTML.
 
     One text leaf per name, whose HTML visitor writes ``<wbr/>`` after each ``_``: a
     table of 2,000 scripts would otherwise need some 20,000 extra nodes (a text part and
@@ -93,12 +115,11 @@ class rlresources_breakable(nodes.Text):  # docutils names node classes in lower
 
 
 def visit_breakable(translator: Any, node: nodes.Node) -> None:
-    parts = node.astext().split("_")
+    parts = html_pieces(node.astext())
     for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        # the translator's own Text handling keeps the escaping and <span class="pre">
-        translator.visit_Text(nodes.Text(part if last else part + "_"))
-        if not last:
+        # the translator's own Text handling keeps the escaping
+        translator.visit_Text(nodes.Text(part))
+        if index < len(parts) - 1:
             translator.body.append(BREAK["html"])
     raise nodes.SkipNode
 
@@ -108,7 +129,7 @@ def depart_breakable(translator: Any, node: nodes.Node) -> None:
 
 
 def _breakable_literals(table: nodes.table, fmt: str) -> None:
-    """Let a script name break after each ``_`` (LaTeX only breaks at ``-``, browsers not at all).
+    """Let a script name break after each ``_`` in LaTeX (which only breaks at ``-``).
 
     The inserted ``raw`` node is a constant; the name itself stays escaped text.
     """
@@ -117,14 +138,51 @@ def _breakable_literals(table: nodes.table, fmt: str) -> None:
         if "_" not in text or len(literal.children) != 1 or not isinstance(literal[0], nodes.Text):
             continue
         literal.clear()
-        if fmt == "html":
-            literal += rlresources_breakable(text)
-            continue
         parts = text.split("_")
         for index, part in enumerate(parts):
             literal += nodes.Text(part + ("_" if index < len(parts) - 1 else ""))
             if index < len(parts) - 1:
                 literal += nodes.raw("", BREAK[fmt], format=fmt)
+
+
+READER_TABLES = frozenset({"rlresources-coverage", "rlresources-chart-table", "rlresources-estimate"})
+
+
+def _soft_hyphens(table: nodes.table) -> None:
+    """``RECOMMENDED`` (the tag, the widest word of a row) may break as a reader would: RECOM-MENDED."""
+    for text in list(table.findall(nodes.Text)):
+        if str(text) == "RECOMMENDED" and type(text) is nodes.Text:
+            text.parent.replace(text, nodes.Text("RECOM\u00adMENDED"))
+
+
+def prepare_html_table(table: nodes.table) -> None:
+    """Let every cell break where a reader expects, and show script names as text, not code.
+
+    The names stay in the theme's body font and colour (a theme's code style would shrink
+    them below the body size, and colour them with too little contrast), and wrap at
+    :func:`html_pieces`, so the table can shrink to the text column in every theme.
+    """
+    for cell in table.findall(rlresources_cell):
+        if "rl-col-link" not in cell["classes"]:
+            continue
+        for link in list(cell.findall(lambda n: isinstance(n, (nodes.reference, addnodes.download_reference)))):
+            assert isinstance(link, nodes.Element)
+            name = link.astext()
+            link.clear()
+            link += rlresources_script_label(name, name, short=_("script"))
+    for literal in list(table.findall(nodes.literal)):
+        text = literal.astext()
+        literal.replace_self(nodes.inline(text, "", rlresources_breakable(text), classes=["rlresources-script"]))
+    _soft_hyphens(table)
+    for tbody in table.findall(nodes.tbody):
+        for text in list(tbody.findall(nodes.Text)):
+            value = str(text)
+            if type(text) is nodes.Text and len(value) > 6 and _HTML_BREAKS.search(value):
+                text.parent.replace(text, rlresources_breakable(value))
+    for thead in table.findall(nodes.thead):
+        for text in list(thead.findall(nodes.Text)):
+            if _CAMEL.search(str(text)):  # MaxBatch may break before "Batch"
+                text.parent.replace(text, rlresources_breakable(str(text)))
 
 
 def prepare_latex_table(table: nodes.table) -> None:
@@ -148,16 +206,55 @@ def on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> N
     if fmt not in ("latex", "text", "html"):
         return
     for table in list(doctree.findall(nodes.table)):
+        if fmt == "html" and set(table["classes"]) & READER_TABLES:
+            _soft_hyphens(table)  # the chart's, coverage and estimate tables wrap like the main one
         if TABLE_CLASS not in table["classes"]:
             continue
         if fmt == "latex":
             prepare_latex_table(table)
         elif fmt == "html":
-            _breakable_literals(table, "html")
+            prepare_html_table(table)
         else:
             _set_widths(table, 2, split_words=False)  # the text writer quotes code: "name"
 
 
+def visit_cell_html(translator: Any, node: rlresources_cell) -> None:
+    """A body cell as the translator writes it, with ``data-label``: the column's header.
+
+    Narrow screens show each row as a card of "label: value" lines (the stylesheet's
+    ``::before``), while the markup stays a table for screen readers and other builders.
+    """
+    translator.visit_entry(node)
+    for index in range(len(translator.body) - 1, -1, -1):
+        tag = translator.body[index]
+        if tag.startswith("<td"):
+            label = escape(node.get("label", ""), quote=True)
+            translator.body[index] = f'<td data-label="{label}"' + tag[3:]
+            break
+
+
+def depart_cell_html(translator: Any, node: rlresources_cell) -> None:
+    translator.depart_entry(node)
+
+
+def visit_script_label_html(translator: Any, node: rlresources_script_label) -> None:
+    """``script``, with the file name as its title and, visually hidden, for screen readers.
+
+    The file name repeats what the row's other cells say (model, task, GPUs, device,
+    backends), and is the widest thing in a row: the Link column stays narrow, and the
+    name is still there for whoever hovers, reads aloud, or uses another builder.
+    """
+    name = escape(node.astext(), quote=True)
+    short = escape(node.get("short", ""), quote=True)
+    translator.body.append(
+        f'<span class="rlresources-script" title="{name}">{short}</span>'
+        f'<span class="rlresources-visually-hidden"> {name}</span>'
+    )
+    raise nodes.SkipNode
+
+
 def register(app: Sphinx) -> None:
     app.connect("doctree-resolved", on_doctree_resolved)
+    app.add_node(rlresources_cell, html=(visit_cell_html, depart_cell_html))
+    app.add_node(rlresources_script_label, html=(visit_script_label_html, None))
     app.add_node(rlresources_breakable, html=(visit_breakable, depart_breakable))  # type: ignore[arg-type]

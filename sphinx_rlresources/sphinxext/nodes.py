@@ -25,3 +25,11 @@ class rlresources_chart(nodes.container):
 
 class rlresources_mark(nodes.inline):
     """A coverage cell's ✓ or —; ``label`` says in words what it means."""
+
+
+class rlresources_cell(nodes.entry):
+    """A body cell of the resource table; ``label`` is its column's header (HTML writes it as ``data-label``)."""
+
+
+class rlresources_script_label(nodes.inline):
+    """A Link cell's text in HTML: a short label, the script's file name in the title and for screen readers."""

@@ -126,7 +126,7 @@ def render_svg(
         f'<title id="{ident}-title">{clean(words.title)}</title>',
         f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
         '<g class="rl-legend" fill="currentColor">',
-        _mark_legend(LEFT, 20),
+        _mark_legend(LEFT, 20, {e.tag for e in entries}),
         "</g>",
     ]
     for index, panel in enumerate(groups or [Panel("")]):
@@ -164,14 +164,22 @@ def render_svg(
     return "\n".join(out)
 
 
-def _mark_legend(x: int, y: int) -> str:
-    return (
-        f'<circle cx="{x + 6}" cy="{y}" r="5.5" fill="{MIN_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
-        f'<text x="{x + 16}" y="{y + 4}">MIN</text>'
-        f'<polygon points="{x + 76},{y - 6.5} {x + 82.5},{y} {x + 76},{y + 6.5} {x + 69.5},{y}" '
-        f'fill="{RECOMMENDED_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
-        f'<text x="{x + 88}" y="{y + 4}">RECOMMENDED</text>'
-    )
+def _mark_legend(x: int, y: int, tags: set[str]) -> str:
+    """A legend entry for each tag the chart draws, and none for a tag no row has."""
+    out = ""
+    if "MIN" in tags:
+        out += (
+            f'<circle cx="{x + 6}" cy="{y}" r="5.5" fill="{MIN_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
+            f'<text x="{x + 16}" y="{y + 4}">MIN</text>'
+        )
+        x += 70
+    if "RECOMMENDED" in tags:
+        out += (
+            f'<polygon points="{x + 6},{y - 6.5} {x + 12.5},{y} {x + 6},{y + 6.5} {x - 0.5},{y}" '
+            f'fill="{RECOMMENDED_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
+            f'<text x="{x + 18}" y="{y + 4}">RECOMMENDED</text>'
+        )
+    return out
 
 
 def _panel_marks(panel: Panel, slot_of: dict[str, int], top: int, plot_height: int, span: int) -> str:

@@ -28,8 +28,9 @@ from sphinx_rlresources.core.urls import row_script_url, safe_url
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
-from sphinx_rlresources.sphinxext.freshness import add_markers
+from sphinx_rlresources.sphinxext.freshness import add_markers, shared_markers, shared_note
 from sphinx_rlresources.sphinxext.i18n import HEADERS, _
+from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
 
@@ -92,7 +93,10 @@ class RLResourceTable(RLResourceDirective):
                 return result
             result.append(self.empty(label, bool(chosen.filters)))
             return result
-        table = self._table(chosen.entries, chosen.columns, dataset)
+        said = shared_markers(chosen.entries, self.env)
+        if said:
+            result.append(shared_note(chosen.entries, said, self.env))
+        table = self._table(chosen.entries, chosen.columns, dataset, said)
         wants_filter = self.options.get("filter", self.config.rlresources_filter)
         result.append(make_filterable(table, chosen.entries) if wants_filter else table)
         defer_rows(table, self.config.language)  # keep the rows out of the read transforms
@@ -108,7 +112,9 @@ class RLResourceTable(RLResourceDirective):
             return None
         return [int(p) for p in parts]
 
-    def _table(self, entries: list[Entry], shown: list[str], dataset: DataSet) -> nodes.table:
+    def _table(
+        self, entries: list[Entry], shown: list[str], dataset: DataSet, said: dict[str, str] | None = None
+    ) -> nodes.table:
         table = nodes.table(classes=["rlresources-table", *self.options.get("class", [])])
         widths = self._widths(len(shown))
         table["classes"].append("colwidths-auto" if widths is None else "colwidths-given")
@@ -137,18 +143,19 @@ class RLResourceTable(RLResourceDirective):
         # backslash of \\ in HTML, which is the data's text being read as markup.
         tbody = nodes.tbody(support_smartquotes=False)
         tgroup += tbody
+        labels = [HEADERS.get(key, cols.COLUMNS[key].header) for key in shown]
         for entry in entries:
             row = nodes.row(classes=["rlresources-row"])
-            for key in shown:
-                row += self._cell(self._content(entry, key, dataset))
-            add_markers(row, entry, shown, self.env)  # (stale), (outdated), (unverified)
+            for key, label in zip(shown, labels, strict=True):
+                row += self._cell(self._content(entry, key, dataset), label, key)
+            add_markers(row, entry, shown, self.env, said)  # (stale), (outdated), (unverified)
             tbody += row
         table.source, table.line = self.get_source_info()
         return table
 
     @staticmethod
-    def _cell(content: nodes.Node | None) -> nodes.entry:
-        entry = nodes.entry()
+    def _cell(content: nodes.Node | None, label: str | None = None, key: str = "") -> nodes.entry:
+        entry = nodes.entry() if label is None else rlresources_cell(label=label, classes=[f"rl-col-{key}"])
         para = nodes.paragraph()
         if content is not None:
             if content.astext().startswith("T}"):  # tbl (man pages) would end the cell there

@@ -12,16 +12,32 @@
   var CHOICES = ["size", "tag", "task", "device", "train", "infer"];
   var counter = 0;
 
+  // Sizes go by parameter count (0.5B before 7B before 70B), as the build ordered them
+  // (data-rl-size-order: "0:7e+09"); every other choice alphabetically.
+  function order(row, field) {
+    if (field !== "size") { return null; }
+    var parts = (row.getAttribute("data-rl-size-order") || "1:0").split(":");
+    return [Number(parts[0]), Number(parts[1])];
+  }
+
   function distinct(rows, field) {
     var seen = {};
+    var rank = {};
     rows.forEach(function (row) {
       var value = row.getAttribute("data-rl-" + field) || "";
       var key = value.toLowerCase();
       if (value && !(key in seen)) {
         seen[key] = value;
+        rank[key] = order(row, field);
       }
     });
-    return Object.keys(seen).sort().map(function (key) { return seen[key]; });
+    return Object.keys(seen).sort(function (a, b) {
+      var x = rank[a], y = rank[b];
+      if (x && y && (x[0] !== y[0] || x[1] !== y[1])) {
+        return x[0] !== y[0] ? x[0] - y[0] : x[1] - y[1];
+      }
+      return a < b ? -1 : a > b ? 1 : 0;
+    }).map(function (key) { return seen[key]; });
   }
 
   function labelled(form, id, words, control) {

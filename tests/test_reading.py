@@ -1,0 +1,123 @@
+"""What readers notice beyond the layout: sizes in parameter order, markers said once, an honest legend."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import REPO, unbroken
+from sphinx.cmd.build import build_main
+
+from sphinx_rlresources.core.loader import load_dataset
+from sphinx_rlresources.core.model import Contributor, Entry, SourceRef, size_order
+from sphinx_rlresources.sphinxext.export import dataset_object
+from sphinx_rlresources.sphinxext.svgchart import render_svg
+
+
+def test_sizes_go_by_parameter_count() -> None:
+    ordered = ["0.5B", "1.5B", "3B", "7B", "14B", "32B", "70B", "405B", "671B"]
+    shuffled = ["405B", "7B", "671B", "0.5B", "32B", "3B", "70B", "1.5B", "14B"]
+    assert sorted(shuffled, key=size_order) == ordered
+    assert sorted(["14B", "1.5B", "0.5B", "32B", "3B", "70B", "7B"], key=size_order) == [
+        "0.5B", "1.5B", "3B", "7B", "14B", "32B", "70B",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("label", "between"),
+    [
+        ("1.8B", ("1.5B", "3B")),
+        ("8x7B", ("32B", "70B")),  # eight experts of 7B: 56B in all
+        ("235B-A22B", ("70B", "405B")),  # by its total, not its active part
+        ("500M", ("0.1B", "0.6B")),
+    ],
+)
+def test_odd_labels_are_placed_sensibly(label: str, between: tuple[str, str]) -> None:
+    low, high = between
+    assert size_order(low) < size_order(label) < size_order(high)
+
+
+@pytest.mark.parametrize("label", ["", "large", "x7B", "7B-", "B", "1e9", "8x", "235B-A", "٣B", "7" * 400 + "B"])
+def test_any_other_label_goes_last_and_never_crashes(label: str) -> None:
+    assert size_order(label)[0] in (0, 1)
+    assert size_order(label) > size_order("671B") or size_order(label)[0] == 0
+
+
+def test_the_json_file_lists_sizes_by_parameter_count() -> None:
+    data = dataset_object(load_dataset(REPO / "data", REPO))
+    sizes = [size["size"] for size in data["sizes"]]
+    assert sizes == sorted(sizes, key=size_order) and sizes[0] == "0.5B" and sizes[-1] == "671B"
+    rows = [row["size"] for row in data["rows"]]
+    assert rows == sorted(rows, key=size_order)
+
+
+def _entry(tag: str) -> Entry:
+    return Entry(
+        size="7B", tag=tag, model="Qwen2-7B", task="GRPO", gpus=8, device="H100", max_batch=None, train="fsdp",
+        infer="vllm", script="x.sh", contributor=Contributor("x"), source=SourceRef("data/7b.yaml", 1, 1),
+    )  # fmt: skip
+
+
+def test_the_legend_shows_only_the_tags_drawn() -> None:
+    only_min = render_svg(["7B"], [_entry("MIN")])
+    assert ">MIN</text>" in only_min and "RECOMMENDED</text>" not in only_min
+    both = render_svg(["7B"], [_entry("MIN"), _entry("RECOMMENDED")])
+    assert ">MIN</text>" in both and ">RECOMMENDED</text>" in both
+
+
+def _site(tmp_path: Path, conf: str, page: str) -> Path:
+    root = tmp_path / "site"
+    shutil.copytree(REPO / "data", root / "data")
+    shutil.copytree(REPO / "examples", root / "examples")
+    (root / "conf.py").write_text(
+        'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n' + conf, "utf-8"
+    )
+    (root / "index.rst").write_text("T\n=\n\n" + page, "utf-8")
+    return root
+
+
+def _html(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")  # 2026-09-21: every row is over a year old
+    out = tmp_path / "out"
+    assert build_main(["-q", "-E", str(root), str(out)]) == 0
+    return unbroken((out / "index.html").read_text("utf-8"))
+
+
+def test_a_marker_every_row_shares_is_said_once_above_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    html = _html(
+        _site(tmp_path, "rlresources_max_age_days = 365\n", ".. rl-resource-table:: 70b\n"), tmp_path, monkeypatch
+    )
+    assert html.count("All rows were last tested on 2025-06-25, more than a year ago.") == 1
+    assert html.count('class="rlresources-marker rlresources-marker-outdated"') == 1  # in the sentence only
+    assert "rlresources-shared-markers" in html
+
+
+def test_only_the_rows_that_differ_are_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _site(tmp_path, "rlresources_max_age_days = 365\n", ".. rl-resource-table:: 70b\n")
+    data = root / "data" / "70b.yaml"
+    text = data.read_text("utf-8")
+    data.write_text(text.replace("tested: 2025-06-25", "tested: 2026-09-01", 1), "utf-8")  # one fresh row
+    html = _html(root, tmp_path, monkeypatch)
+    assert "All rows were" not in html
+    assert html.count('class="rlresources-marker rlresources-marker-outdated"') == 2  # the two old rows
+
+
+def test_a_table_of_one_row_keeps_its_marker_on_the_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    html = _html(
+        _site(tmp_path, "rlresources_max_age_days = 365\n", ".. rl-resource-table:: 3b\n"), tmp_path, monkeypatch
+    )
+    assert "All rows were" not in html
+    assert html.count('class="rlresources-marker rlresources-marker-outdated"') == 1
+
+
+def test_every_body_cell_names_its_column_for_narrow_screens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _site(tmp_path, "", ".. rl-resource-table:: 7b\n")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1790000000")
+    out = tmp_path / "out"
+    assert build_main(["-q", "-E", str(root), str(out)]) == 0
+    raw = (out / "index.html").read_text("utf-8")
+    for label in ("Tag", "Model", "Task", "Resource", "MaxBatch", "Train", "Infer", "Link", "Contributor"):
+        assert raw.count(f'<td data-label="{label}"') == 2, label
