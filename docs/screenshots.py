@@ -94,6 +94,28 @@ def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
     path.write_bytes(base64.b64decode(shot["data"]))
 
 
+def shoot_cards(driver: Any, url: str, path: Path) -> None:
+    """The first rows as cards, at 400 pixels wide (a phone)."""
+    driver.set_window_size(400, 1000)
+    try:
+        driver.get(url)
+        box = driver.execute_script(
+            """
+            const rows = document.querySelectorAll('table.rlresources-table tbody tr');
+            const first = rows[0].getBoundingClientRect(), last = rows[1].getBoundingClientRect();
+            return {x: 0, y: first.top + window.scrollY - 12, width: document.documentElement.clientWidth,
+                    height: last.bottom - first.top + 24};
+            """
+        )
+        shot = driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True, "clip": {**box, "scale": 1}},
+        )
+        path.write_bytes(base64.b64decode(shot["data"]))
+    finally:
+        driver.set_window_size(1280, 1000)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("themes", nargs="*", help=f"themes to shoot (default: {', '.join(THEMES)})")
@@ -114,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
                         path = args.out / f"theme-{THEMES[theme]}-{'dark' if dark else 'light'}.png"
                         shoot(driver, url, dark, path)
                         print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+                    path = args.out / f"cards-{THEMES[theme]}.png"
+                    shoot_cards(driver, url, path)
+                    print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
                 finally:
                     server.shutdown()
                     server.server_close()
