@@ -258,7 +258,7 @@ def test_each_folder_is_listed_once_however_many_rows_miss_a_script(
     monkeypatch.setattr(checks.os, "scandir", counting)
     found = [line for line in lines(root) if "script_missing" in line]
     assert len(found) == 40
-    assert len(listed) == 1
+    assert len([path for path in listed if path.endswith(folder.rstrip("/"))]) == 1  # (3.13 lists data/ too)
 
 
 def test_a_crowded_folder_gives_a_note_instead_of_a_slow_hint(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ build -- with the paths and options from the flags, then ``[tool.rlresources]``
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from sphinx_rlresources.core.diagnostics import relpath
@@ -68,14 +69,20 @@ def data_and_root(args: argparse.Namespace, project: Project) -> tuple[Path, Pat
     return data, root
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number of bytes") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a positive number of bytes")
-    return value
+def positive(unit: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number of at least 1 (``unit`` names what it counts, for messages)."""
+    of = f" of {unit}" if unit else ""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number{of}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{value} is not a positive number{of}")
+        return value
+
+    return convert
 
 
 def add_load_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +93,7 @@ def add_load_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument(
         "--max-file-size",
-        type=_positive_int,
+        type=positive("bytes"),
         metavar="BYTES",
         help=f"the largest data file read, in bytes (default {DEFAULT_MAX_FILE_BYTES}, as rlresources_max_file_size)",
     )

@@ -14,7 +14,15 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
+from sphinx_rlresources.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    CliError,
+    data_and_root,
+    load_options,
+    load_project,
+    positive,
+)
 from sphinx_rlresources.core import crosscheck, git, plausibility
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import load_dataset
@@ -38,16 +46,16 @@ PHASES = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="MODEL|CONFIG.json", help="a bundled model name or a config.json path")
     parser.add_argument("--task", default="GRPO", help="GRPO, GRPO-LoRA, PPO, DAPO, ... (default GRPO)")
-    parser.add_argument("--gpus", type=_positive, help="GPUs in all (default 8; with --min-gpus, searched)")
+    parser.add_argument("--gpus", type=positive(), help="GPUs in all (default 8; with --min-gpus, searched)")
     parser.add_argument("--device", help=f"one of {', '.join(DEVICES)}")
-    parser.add_argument("--lora-rank", type=_positive, help="LoRA rank (a task ending in -LoRA means 32)")
+    parser.add_argument("--lora-rank", type=positive(), help="LoRA rank (a task ending in -LoRA means 32)")
     offload = parser.add_mutually_exclusive_group()
     offload.add_argument("--offload", dest="offload", action="store_true", default=None, help="offload states to host")
     offload.add_argument("--no-offload", dest="offload", action="store_false", help="keep states on GPU (default)")
-    parser.add_argument("--prompt-length", type=_positive, help="tokens (default 512)")
-    parser.add_argument("--response-length", type=_positive, help="tokens (default 1024)")
-    parser.add_argument("--micro-batch", type=_positive, help="sequences per GPU per step (default 1)")
-    parser.add_argument("--rollout-tp", type=_positive, help="rollout tensor parallelism (default: the best)")
+    parser.add_argument("--prompt-length", type=positive(), help="tokens (default 512)")
+    parser.add_argument("--response-length", type=positive(), help="tokens (default 1024)")
+    parser.add_argument("--micro-batch", type=positive(), help="sequences per GPU per step (default 1)")
+    parser.add_argument("--rollout-tp", type=positive(), help="rollout tensor parallelism (default: the best)")
     parser.add_argument(
         "--gpu-memory-utilization",
         type=_fraction,
@@ -62,16 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-gpus", action="store_true", help="search the fewest GPUs of the device that fit")
     parser.add_argument("--row", metavar="FILE:LINE", help="estimate a row of the data, with its script's settings")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
-    return value
 
 
 def _fraction(text: str) -> float:
