@@ -107,7 +107,8 @@ class RLResourceEstimate(RLResourceDirective):
                             response_length=response,
                         )
                         found = minimum_gpus(arch, plan)
-                        text = f"{found[0]} ({_('≥ %.0f GiB/GPU') % found[1].peak_gib})" if found else EMPTY_MARK
+                        per_gpu = _("≥ %.0f GiB/GPU") % found[1].peak_gib if found else ""
+                        text = f"{found[0]} ({per_gpu})" if found else EMPTY_MARK
                         cells.append(nodes.Text(text))
                     rows.append(cells)
         headers = [_("Model"), _("Task"), _("Device"), _("Fewest GPUs, offload on"), _("Fewest GPUs, offload off")]
