@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 #: Bump when what the extension keeps on the build environment changes shape.
-ENV_VERSION = 1
+ENV_VERSION = 2
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
