@@ -18,7 +18,7 @@ from docutils.parsers.rst import directives
 from sphinx_rlresources.core.model import Entry, SizeData
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, FILTER_OPTIONS, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
-from sphinx_rlresources.sphinxext.nodes import rlresources_chart
+from sphinx_rlresources.sphinxext.nodes import add_wrapper_node, rlresources_chart
 from sphinx_rlresources.sphinxext.svgchart import ChartText, render_svg
 
 if TYPE_CHECKING:
@@ -106,18 +106,6 @@ def depart_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
     self.body.append("</details></figure>\n")
 
 
-def _pass(self: Any, node: nodes.Node) -> None:
-    """Non-HTML builders draw the compact table inside the chart node."""
-
-
 def register(app: Sphinx) -> None:
-    passthrough = (_pass, _pass)
-    app.add_node(
-        rlresources_chart,
-        html=(visit_chart_html, depart_chart_html),
-        latex=passthrough,
-        text=passthrough,
-        man=passthrough,
-        texinfo=passthrough,
-    )
+    add_wrapper_node(app, rlresources_chart, (visit_chart_html, depart_chart_html))
     app.add_directive("rl-resource-chart", RLResourceChart)

@@ -21,7 +21,13 @@ from docutils import nodes
 from sphinx_rlresources.core.model import Entry, size_order
 from sphinx_rlresources.sphinxext.assets import FILTER_JS, READERS_CSS
 from sphinx_rlresources.sphinxext.i18n import _
-from sphinx_rlresources.sphinxext.nodes import rlresources_chart, rlresources_filter, rlresources_mark, rlresources_row
+from sphinx_rlresources.sphinxext.nodes import (
+    add_wrapper_node,
+    rlresources_chart,
+    rlresources_filter,
+    rlresources_mark,
+    rlresources_row,
+)
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -118,10 +124,6 @@ def depart_row_html(self: HTML5Translator, node: rlresources_row) -> None:
     self.depart_row(node)
 
 
-def _pass(self: Any, node: nodes.Node) -> None:
-    """Non-HTML builders draw only the table inside."""
-
-
 def on_html_page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: nodes.document | None
 ) -> None:
@@ -136,14 +138,6 @@ def on_html_page_context(
 
 
 def register(app: Sphinx) -> None:
-    passthrough = (_pass, _pass)
-    app.add_node(
-        rlresources_filter,
-        html=(visit_filter_html, depart_filter_html),
-        latex=passthrough,
-        text=passthrough,
-        man=passthrough,
-        texinfo=passthrough,
-    )
+    add_wrapper_node(app, rlresources_filter, (visit_filter_html, depart_filter_html))
     app.add_node(rlresources_row, html=(visit_row_html, depart_row_html))
     app.connect("html-page-context", on_html_page_context)

@@ -8,7 +8,12 @@ each other.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from docutils import nodes
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
 
 
 class rlresources_filter(nodes.container):
@@ -33,3 +38,17 @@ class rlresources_cell(nodes.entry):
 
 class rlresources_script_label(nodes.inline):
     """A Link cell's text in HTML: a short label, the script's file name in the title and for screen readers."""
+
+
+def _pass(self: Any, node: nodes.Node) -> None:
+    """Draw nothing for the node itself; its children are drawn as usual."""
+
+
+def add_wrapper_node(app: Sphinx, node: type[nodes.Element], html: tuple[Any, Any]) -> None:
+    """Register a node that HTML draws with ``html`` and every other builder draws as its children.
+
+    The chart and the filter block are HTML's business alone; LaTeX, text, man and
+    Texinfo show what they wrap (the chart's table, the filtered table).
+    """
+    passthrough = (_pass, _pass)
+    app.add_node(node, html=html, latex=passthrough, text=passthrough, man=passthrough, texinfo=passthrough)
