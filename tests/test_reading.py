@@ -121,3 +121,16 @@ def test_every_body_cell_names_its_column_for_narrow_screens(tmp_path: Path, mon
     raw = (out / "index.html").read_text("utf-8")
     for label in ("Tag", "Model", "Task", "Resource", "MaxBatch", "Train", "Infer", "Link", "Contributor"):
         assert raw.count(f'<td data-label="{label}"') == 2, label
+
+
+def test_break_hints_keep_epub_pages_well_formed_xml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import defusedxml.ElementTree
+
+    root = _site(tmp_path, "", ".. rl-resource-table:: all\n")
+    data = root / "data" / "7b.yaml"
+    data.write_text(data.read_text("utf-8").replace("tag: MIN", "tag: RECOMMENDED", 1), "utf-8")
+    out = tmp_path / "epub"
+    assert build_main(["-q", "-E", "-b", "epub", str(root), str(out)]) == 0
+    page = (out / "index.xhtml").read_text("utf-8")
+    assert "RECOM&#173;MENDED" in page and "<wbr/>" in page
+    defusedxml.ElementTree.fromstring(page.encode())

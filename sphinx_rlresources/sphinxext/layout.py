@@ -148,11 +148,29 @@ def _breakable_literals(table: nodes.table, fmt: str) -> None:
 READER_TABLES = frozenset({"rlresources-coverage", "rlresources-chart-table", "rlresources-estimate"})
 
 
+SOFT_HYPHENS = {"RECOMMENDED": ("RECOM", "MENDED")}
+"""Words that may break with a hyphen, as a reader would: the tag is the widest word of a row."""
+
+
+class rlresources_hyphenated(nodes.Text):
+    """A word written with a soft hyphen in HTML (``RECOM&#173;MENDED``); its text stays the word.
+
+    The search index and every other reader of the doctree see ``RECOMMENDED``.
+    """
+
+
+def visit_hyphenated(translator: Any, node: nodes.Node) -> None:
+    for index, part in enumerate(SOFT_HYPHENS[node.astext()]):
+        if index:
+            translator.body.append("&#173;")  # not &shy;, which XML (EPUB) does not define
+        translator.visit_Text(nodes.Text(part))
+    raise nodes.SkipNode
+
+
 def _soft_hyphens(table: nodes.table) -> None:
-    """``RECOMMENDED`` (the tag, the widest word of a row) may break as a reader would: RECOM-MENDED."""
     for text in list(table.findall(nodes.Text)):
-        if str(text) == "RECOMMENDED" and type(text) is nodes.Text:
-            text.parent.replace(text, nodes.Text("RECOM\u00adMENDED"))
+        if type(text) is nodes.Text and str(text) in SOFT_HYPHENS:
+            text.parent.replace(text, rlresources_hyphenated(str(text)))
 
 
 def prepare_html_table(table: nodes.table) -> None:
@@ -258,3 +276,4 @@ def register(app: Sphinx) -> None:
     app.add_node(rlresources_cell, html=(visit_cell_html, depart_cell_html))
     app.add_node(rlresources_script_label, html=(visit_script_label_html, None))
     app.add_node(rlresources_breakable, html=(visit_breakable, depart_breakable))  # type: ignore[arg-type]
+    app.add_node(rlresources_hyphenated, html=(visit_hyphenated, depart_breakable))  # type: ignore[arg-type]
