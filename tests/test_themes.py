@@ -178,6 +178,15 @@ def test_narrow_screens_show_each_row_as_a_card(browser: Any, sites: Any, theme:
     assert '"Model"' in labels and '"Resource"' in labels  # "label: value" lines, from the headers
     # the markup is still a table: its header row is there for screen readers
     assert browser.execute_script("return document.querySelectorAll('table.rlresources-table thead th').length") > 0
+    # the chart shrinks only so far: its text stays 9 pixels or more, and its figure scrolls instead of the page
+    chart = browser.execute_script(
+        """const svg = document.querySelector('figure.rlresources-chart svg');
+           if (!svg) return null;
+           return {text: svg.getBoundingClientRect().width / svg.viewBox.baseVal.width * svg.getAttribute('font-size'),
+                   scrolls: svg.parentElement.scrollWidth > svg.parentElement.clientWidth};"""
+    )
+    if site == "seed":  # the page with a chart
+        assert chart["text"] >= 9 and chart["scrolls"], chart
     browser.set_window_size(1280, 1000)
 
 

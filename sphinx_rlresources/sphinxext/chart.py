@@ -98,7 +98,11 @@ class RLResourceChart(RLResourceDirective):
 
 def visit_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
     self.body.append(self.starttag(node, "figure", ""))
+    # The plot alone scrolls sideways when the column is narrower than the chart's smallest
+    # scale (a phone); focusable, so keyboard readers can scroll it too.
+    self.body.append('<div class="rlresources-chart-plot" tabindex="0">')
     self.body.append(node["svg"])  # built by svgchart.render_svg, which escapes every text from the data
+    self.body.append("</div>")
     self.body.append(f'<details class="rlresources-chart-data"><summary>{escape(node.get("summary", ""))}</summary>\n')
 
 

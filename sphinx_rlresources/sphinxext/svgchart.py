@@ -32,6 +32,10 @@ STEP = 20  # vertical room per doubling of GPUs
 PANEL_GAP = 30  # room for a panel's task heading
 BOTTOM = 46  # room for the size labels and the axis title
 SPREAD = 11  # horizontal offset between marks that would sit on each other
+FONT_SIZE = 12
+# On a phone the chart shrinks with the column; below 3/4 of its size its 12-unit text
+# would fall under 9 pixels, so it stops there and its figure scrolls sideways instead.
+SMALLEST_SCALE = 0.75
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,8 @@ def render_svg(
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="rlresources-chart-svg" role="img" '
         f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'font-family="inherit" font-size="12" aria-labelledby="{ident}-title {ident}-desc">',
+        f'style="min-width: {math.ceil(width * SMALLEST_SCALE)}px" '
+        f'font-family="inherit" font-size="{FONT_SIZE}" aria-labelledby="{ident}-title {ident}-desc">',
         f'<title id="{ident}-title">{clean(words.title)}</title>',
         f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
         '<g class="rl-legend" fill="currentColor">',
