@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import unbroken
 from sphinx.cmd.build import build_main
+from test_hostile import ROW
 
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.diagnostics import relpath
@@ -223,12 +224,7 @@ def small_project(tmp_path: Path, conf: str, gpus: int = 8) -> Path:
     root = tmp_path / "p"
     (root / "data").mkdir(parents=True)
     shutil.copytree(Path(__file__).parent / "roots" / "test-hostile" / "examples", root / "examples")
-    (root / "data" / "7b.yaml").write_text(
-        f"size: 7B\nentries:\n  - tag: MIN\n    model: Qwen2-7B\n    task: GRPO\n    gpus: {gpus}\n"
-        "    device: H100\n    max_batch: 64\n    train: fsdp\n    infer: vllm\n"
-        "    script: examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh\n    contributor: X\n",
-        "utf-8",
-    )
+    (root / "data" / "7b.yaml").write_text("size: 7B\nentries:\n" + ROW.replace("gpus: 8", f"gpus: {gpus}"), "utf-8")
     (root / "conf.py").write_text(
         f'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n{conf}', "utf-8"
     )

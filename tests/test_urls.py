@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_hostile import SCRIPT, build, make_repo, sphinx_project
+from test_hostile import ROW, SCRIPT, build, make_repo, sphinx_project
 
 from sphinx_rlresources.cli.render import Renderer
 from sphinx_rlresources.core.loader import load_dataset
@@ -37,22 +37,9 @@ IDS = [tail for tail, _ in CASES]
 
 
 def row(url: str) -> str:
-    return f"""\
-size: 7B
-entries:
-  - tag: MIN
-    model: Qwen2-7B
-    task: GRPO
-    gpus: 8
-    device: H100
-    max_batch: 64
-    train: fsdp
-    infer: vllm
-    script: {SCRIPT}
-    contributor:
-      name: Ada
-      url: {json.dumps(url)}
-"""
+    """test_hostile's good row, its contributor given a homepage."""
+    contributor = f"    contributor:\n      name: Ada\n      url: {json.dumps(url)}\n"
+    return "size: 7B\nentries:\n" + ROW.replace("    contributor: Xiangyongan\n", contributor)
 
 
 def repo(tmp_path: Path, tail: str) -> Path:
