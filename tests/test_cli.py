@@ -22,6 +22,7 @@ from docutils.core import publish_doctree
 
 from sphinx_rlresources.cli import common, lint
 from sphinx_rlresources.cli import main as cli
+from sphinx_rlresources.core import crosscheck
 from sphinx_rlresources.core.validation import schema
 
 TESTS = Path(__file__).parent
@@ -521,6 +522,18 @@ def test_new_notes_where_the_name_and_the_script_disagree(repo: Path, capsys: py
         "note: the file name says gpus '4' but the script runs '8'; the row says what the script runs: rename the script to match",
         "note: the file name says train 'fsdp' but the script runs 'megatron'; the row says what the script runs: rename the script to match",
     ]
+
+
+def test_new_reads_no_more_of_a_script_than_the_build_does(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # over the build's byte bound, yet under it in characters: the build does not read it, so new
+    # takes nothing from it either and the name alone fills the row
+    script = repo / "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh"
+    padding = "# " + "é" * (crosscheck.MAX_SCRIPT_BYTES // 2) + "\n"
+    script.write_text(padding + (repo / NEW_SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
+    status, out, _err = run(capsys, "new", "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh", "--dry-run")
+    assert status == 0
+    assert not any(line.startswith("note: the file name says") for line in out), out
+    assert "    gpus: 4" in out and "    train: fsdp" in out
 
 
 def test_new_refuses_a_name_that_breaks_the_rule(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,13 +23,14 @@ from typing import Any, TextIO
 from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
 from sphinx_rlresources.cli.pageread import size_label
 from sphinx_rlresources.cli.yamlwrite import schema_ref, yaml_scalar
-from sphinx_rlresources.core import naming
+from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.model import size_key
+from sphinx_rlresources.core.paths import read_regular
 from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.core.yamlsafe import YamlError, load
-from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, ScriptSettings, read_script
+from sphinx_rlresources.scripts.reader import ScriptSettings
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _EMPTY_ENTRIES = re.compile(r"^entries:\s*\[\s*\]\s*(#.*)?$")
@@ -193,9 +194,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         relative = script.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         raise CliError(f"the script '{args.script}' is outside the root '{root}'; pass --root DIR") from None
-    with open(script, "rb") as handle:  # read_script reports a script over the limit
-        raw = handle.read(MAX_SCRIPT_CHARS * 4 + 1)
-    settings = read_script(raw.decode("utf-8", errors="replace"))
+    try:  # the build's own bound and reader, so new never reads more of a script than the build does
+        settings = crosscheck.settings_of(read_regular(script, crosscheck.MAX_SCRIPT_BYTES))
+    except OSError as error:
+        raise CliError(f"the script '{args.script}' cannot be read: {error.strerror or error}") from None
     name, problem = naming.parse(script.name)
     if name is None:
         rule = "" if naming.RULE in (problem or "") else f"; the rule is {naming.RULE}"
