@@ -105,7 +105,16 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 
 
 def test_the_layers_are_the_folders() -> None:
-    assert {layer(m) for m in MODULES} == {"(top)", "core", "scripts", "estimator", "sphinxext", "cli", "__main__"}
+    assert {layer(m) for m in MODULES} == {
+        "(top)",
+        "safe",
+        "core",
+        "scripts",
+        "estimator",
+        "sphinxext",
+        "cli",
+        "__main__",
+    }
 
 
 def test_no_import_circle_anywhere_in_the_package() -> None:
@@ -115,6 +124,18 @@ def test_no_import_circle_anywhere_in_the_package() -> None:
 @pytest.mark.parametrize(
     ("room", "forbidden"),
     [
+        (
+            "safe",
+            (
+                "sphinx",
+                "docutils",
+                f"{NAME}.cli",
+                f"{NAME}.sphinxext",
+                f"{NAME}.core",
+                f"{NAME}.estimator",
+                f"{NAME}.scripts",
+            ),
+        ),
         ("core", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext")),
         ("scripts", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext", f"{NAME}.core", f"{NAME}.estimator")),
         ("estimator", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext", f"{NAME}.core")),

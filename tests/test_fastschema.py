@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from sphinx_rlresources.core.fastschema import compile_schema
 from sphinx_rlresources.core.validation import quick_check, schema, validate, validator
-from sphinx_rlresources.core.yamlsafe import YamlDate, YamlError, decode, load
+from sphinx_rlresources.safe.yamlsafe import YamlDate, YamlError, decode, load
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
-from sphinx_rlresources.core.text import visible
+from sphinx_rlresources.safe.text import visible
 from sphinx_rlresources.scripts.reader import read_script
 
 settings.register_profile(

@@ -18,9 +18,9 @@ from conftest import unbroken
 from sphinx.cmd.build import build_main
 
 from sphinx_rlresources.cli.main import main as rlresources
-from sphinx_rlresources.core import yamlsafe
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.urls import safe_url
+from sphinx_rlresources.safe import yamlsafe
 
 TESTS = Path(__file__).parent
 HOSTILE_ROOT = TESTS / "roots" / "test-hostile"

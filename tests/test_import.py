@@ -41,10 +41,16 @@ SEED_ROWS = [44, 67, 90, 113, 119, 142, 148, 171, 177, 200, 206, 212]
 SEED_EMPTY = {116, 145, 174, 203, 209}
 
 
+@pytest.fixture(autouse=True)
+def _in_a_fresh_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """import writes inside the repository root (the working folder here), never outside it."""
+    monkeypatch.chdir(tmp_path)
+
+
 def test_seed_page_reports_every_lost_cell_and_invents_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(DATA)
+    (tmp_path / "seed-page.rst").write_bytes((DATA / "seed-page.rst").read_bytes())
     status, out, _err = run(capsys, "import", "seed-page.rst", "--out", str(tmp_path / "data"))
     assert status == 1
     page = SEED.read_text(encoding="utf-8").splitlines()
@@ -258,7 +264,7 @@ def test_messy_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "root"
     (root / "examples" / "tuning" / "7b").mkdir(parents=True)
     (root / "examples" / "tuning" / "7b" / "qwen2-7b_grpo_2_h800_fsdp_vllm.sh").write_text("", encoding="utf-8")
-    status, out, _err = run(capsys, "import", str(page), "--out", str(tmp_path / "data"), "--root", str(root))
+    status, out, _err = run(capsys, "import", str(page), "--out", str(root / "data"), "--root", str(root))
     shown = str(page)
     assert status == 1
     assert [line.replace(shown, "page.rst") for line in out[:14]] == [
@@ -280,7 +286,7 @@ def test_messy_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "page.rst:11: warning: cell 8 (Link) '`x.sh <https://gitlab.com/o/r/x.sh>`_' not carried over",
         "page.rst:11: warning: cell 9 (Contributor) 'Bob' not carried over",
     ]
-    written = read(tmp_path / "data")
+    written = read(root / "data")
     assert sorted(written) == ["14b.yaml", "70b.yaml", "7b.yaml"]  # 14B and 70B from the scripts' folders
     assert written["7b.yaml"]["entries"] == [
         {

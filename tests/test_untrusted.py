@@ -23,9 +23,9 @@ from test_hostile import ROW, SCRIPT, build, lines, make_repo, sphinx_project
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core import checks, paths
 from sphinx_rlresources.core.loader import MAX_PER_FILE, load_dataset
-from sphinx_rlresources.core.text import UNSEEN_CLASS, visible
 from sphinx_rlresources.core.urls import safe_url
 from sphinx_rlresources.core.validation import schema
+from sphinx_rlresources.safe.text import UNSEEN_CLASS, visible
 
 SECRET = "s3cr3t-value-from-outside"
 GOOD = "size: 7B\nentries:\n" + ROW

@@ -15,6 +15,7 @@ from pathlib import Path
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
 from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.paths import WriteRefused, check_writable, write_inside
 from sphinx_rlresources.core.project import Project, SettingsError
 from sphinx_rlresources.core.project import load_project as read_project
 
@@ -125,3 +126,28 @@ def load(args: argparse.Namespace) -> tuple[DataSet, Project]:
     project = load_project()
     data, root = data_and_root(args, project)
     return load_dataset(data, root, load_options(args, project)), project
+
+
+def repository_root(args: argparse.Namespace, project: Project) -> Path:
+    """The folder a command may write in: ``--root``, else ``root`` in ``[tool.rlresources]``, else the project's."""
+    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base
+    if not root.is_dir():
+        raise CliError(f"the root '{relpath(root)}' is not a folder; pass --root DIR")
+    return root
+
+
+def check_targets(root: Path, targets: list[Path], overwrite: bool) -> None:
+    """Refuse (exit 2, nothing written) unless every target can be written by :func:`write_file`."""
+    for target in targets:
+        try:
+            check_writable(root, target, overwrite, create_folders=True)
+        except WriteRefused as err:
+            raise CliError(f"{err}; nothing was written") from None
+
+
+def write_file(root: Path, target: Path, text: str, overwrite: bool) -> None:
+    """Write a command's output file the one safe way (:func:`~sphinx_rlresources.core.paths.write_inside`)."""
+    try:
+        write_inside(root, target, text.encode("utf-8"), overwrite=overwrite, create_folders=True)
+    except WriteRefused as err:
+        raise CliError(f"{err}; nothing was written") from None

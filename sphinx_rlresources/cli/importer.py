@@ -24,7 +24,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from sphinx_rlresources.cli.cells import ScriptLink, read_cells
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, plural
+from sphinx_rlresources.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    CliError,
+    check_targets,
+    load_project,
+    plural,
+    repository_root,
+    write_file,
+)
 from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, header_key, parse_page
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
@@ -226,13 +235,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     keys = sorted(result.sizes, key=lambda k: size_order(result.sizes[k]))
     targets = {key: out_dir / f"{key}.yaml" for key in keys}
-    existing = [p for p in targets.values() if p.exists()]
+    existing = [p for p in targets.values() if p.exists() or p.is_symlink()]
     if existing and not args.force:
         raise CliError(
             f"{', '.join(relpath(p) for p in existing)} already exist; pass --force to overwrite, "
             "or import into an empty folder"
         )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    write_root = repository_root(args, load_project())
+    check_targets(write_root, list(targets.values()), overwrite=True)  # every file, before any is written
     result.findings.extend(_check_links_at_their_refs(result, root or page_path.parent))
     result.findings.extend(_add_tested(result, page_path))
     result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
@@ -248,7 +258,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     for key in keys:
         entries = [entry for _line, entry in result.rows[key]]
-        targets[key].write_text(render_file(result.sizes[key], entries, modeline, page_path.name), encoding="utf-8")
+        write_file(write_root, targets[key], render_file(result.sizes[key], entries, modeline, page_path.name), True)
         out.write(f"wrote {relpath(targets[key])} ({len(entries)} row{'' if len(entries) == 1 else 's'})\n")
     _check_written([targets[key] for key in keys])
     suggestion = url_suggestion(result.links)

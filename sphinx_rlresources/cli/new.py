@@ -20,16 +20,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
+from sphinx_rlresources.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    CliError,
+    data_and_root,
+    load_options,
+    load_project,
+    write_file,
+)
 from sphinx_rlresources.cli.pageread import size_label
 from sphinx_rlresources.cli.yamlwrite import schema_ref, yaml_scalar
 from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.model import size_key
-from sphinx_rlresources.core.paths import read_regular
+from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
-from sphinx_rlresources.core.yamlsafe import YamlError, load
+from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
 from sphinx_rlresources.scripts.reader import ScriptSettings
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -219,7 +227,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             f"the size cannot be told from the folder '{script.parent.name}'; pass --size (e.g. --size 7B), "
             "or keep scripts under examples/tuning/<size>/"
         )
-    dataset = load_dataset(data_dir, root, load_options(args, project))
+    options = load_options(args, project)
+    dataset = load_dataset(data_dir, root, options)
     for entry in dataset.entries:
         if entry.script == relative:
             out.write(
@@ -230,9 +239,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     row = build_row(relative, name, settings, args)
     key = size_key(label)
     target = next((p for p in data_files(data_dir) if size_key(p.stem) == key), data_dir / f"{key}.yaml")
-    created = not target.exists()
-    if not created:
-        before = target.read_text(encoding="utf-8")
+    try:  # the file as it is, read as it will be written: inside the root, never through a link
+        before_bytes: bytes | None = read_inside(root, target, options.max_file_bytes)
+    except FileNotFoundError:
+        before_bytes = None
+    except OSError as error:
+        raise CliError(f"{relpath(target)}: {error.strerror or error}; nothing was written") from None
+    created = before_bytes is None
+    if before_bytes is not None:
+        if len(before_bytes) > options.max_file_bytes:
+            raise CliError(f"{relpath(target)} is larger than {options.max_file_bytes} bytes; nothing was written")
+        try:
+            before = decode(before_bytes)
+        except YamlError as error:
+            raise CliError(f"{relpath(target)}: {error.problems[0].message}; nothing was written") from None
         text = appended(before, row)
         old, new = _entries_of(before), _entries_of(text)
         for entry in old or []:  # also rows of a file the loader could not use (say, with TODOs)
@@ -252,7 +272,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.dry_run:
         out.write(row_text(row, "  "))
         return EXIT_OK
-    target.write_text(text, encoding="utf-8")
+    write_file(root, target, text, overwrite=not created)
     todo = [k for k, v in row.values.items() if v == TODO]
     what = f"; fill in {', '.join(todo)} (marked TODO)" if todo else ""
     out.write(f"{'wrote' if created else 'appended a row to'} {relpath(target)}{what}, then run rlresources lint\n")

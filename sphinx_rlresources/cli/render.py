@@ -21,8 +21,8 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
-from sphinx_rlresources.core.text import visible
 from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url, url_template_problem
+from sphinx_rlresources.safe.text import visible
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_COLON = re.compile(r":(?=\S)")

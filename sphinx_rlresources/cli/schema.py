@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from sphinx_rlresources.cli.common import EXIT_OK, CliError
+from sphinx_rlresources.cli.common import EXIT_OK, load_project, repository_root, write_file
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.validation import SCHEMA_FILE, schema
 
@@ -22,11 +22,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(text)
         return EXIT_OK
     target = Path(args.out)
-    if target.is_dir():
+    if target.is_dir() and not target.is_symlink():
         target = target / SCHEMA_FILE
-    if not target.parent.is_dir():
-        raise CliError(f"the folder of --out '{args.out}' does not exist; create it first")
-    target.write_text(text, encoding="utf-8")
+    write_file(repository_root(args, load_project()), target, text, overwrite=True)
     out.write(
         f"wrote {relpath(target)}; data files point at it with a first line such as\n"
         f"  # yaml-language-server: $schema={SCHEMA_FILE}\n"

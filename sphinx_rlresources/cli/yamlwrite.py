@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinx_rlresources.core.validation import SCHEMA_FILE
-from sphinx_rlresources.core.yamlsafe import YamlDate, YamlError, load
+from sphinx_rlresources.safe.yamlsafe import YamlDate, YamlError, load
 
 _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+/@-]*$")
 

@@ -13,6 +13,8 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start
+
 WARNING_TYPE = "rlresources"
 
 
@@ -108,12 +110,14 @@ class Diagnostic:
         # Messages quote untrusted text (keys, script lines, commit subjects): a line break
         # in one would forge a second "path:line:col: error:" line that CI annotates.
         if not self.message.isprintable():
-            object.__setattr__(self, "message", _one_line(self.message))
+            object.__setattr__(self, "message", one_line(self.message))
 
     @property
     def location(self) -> str:
         """``path:line:col`` (or less where the line is not known)."""
-        path = _one_line(self.path)  # file names come from pull requests too
+        # File names come from pull requests too: one line, bounded, and never the start
+        # of a workflow command (a script named '::error file=…::x.sh').
+        path = safe_start(one_line(self.path, MAX_LOCATION))
         if self.line <= 0:
             return path
         if self.column <= 0:
@@ -123,13 +127,6 @@ class Diagnostic:
     def format(self) -> str:
         """The compiler-style line that editors and CI problem matchers read."""
         return f"{self.location}: {self.severity}: {self.message} [{self.subtype.code}]"
-
-
-def _one_line(text: str) -> str:
-    """``text`` with line breaks and other control characters shown as escapes."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def relpath(path: Path, start: Path | None = None) -> str:

@@ -19,7 +19,7 @@ from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, s
 from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, what_is
 from sphinx_rlresources.core.placeholders import replace_schema_errors
 from sphinx_rlresources.core.validation import validate
-from sphinx_rlresources.core.yamlsafe import YamlDocument, YamlError, decode, load
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, decode, load
 
 DATA_SUFFIXES = (".yaml", ".yml")
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024

@@ -9,6 +9,7 @@ socket is refused with a message that says what the path is.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -63,6 +64,11 @@ def read_regular(path: Path, limit: int) -> bytes:
     Raises :class:`NotRegular` for anything else, ``OSError`` when it cannot be read.
     """
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    return _read_open(descriptor, limit)
+
+
+def _read_open(descriptor: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes from an open descriptor of a regular file; closes it."""
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
@@ -78,3 +84,140 @@ def read_regular(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+class WriteRefused(OSError):
+    """A command may not write (or read back) this path; the message says why and what to do."""
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def inside_parts(root: Path, target: Path) -> tuple[Path, tuple[str, ...]]:
+    """The real root and ``target``'s path below it, as names, without following a link below the root.
+
+    The path above the root may pass through links (that is how the user reached the
+    repository); below it, every name is walked later with ``O_NOFOLLOW``.  ``..`` is
+    collapsed on the text first, so ``data/../../x`` is outside.
+    """
+    real_root = root.resolve()
+    candidate = Path(os.path.normpath(target.absolute()))
+    for ancestor in (candidate.parent, *candidate.parent.parents):
+        try:
+            same = ancestor.resolve() == real_root
+        except (OSError, RuntimeError):  # a link loop on the way: not the root
+            same = False
+        if same:
+            return real_root, candidate.relative_to(ancestor).parts
+    raise WriteRefused(f"'{target}' lies outside the repository root '{root}'; write inside the repository")
+
+
+def _folder(real_root: Path, names: tuple[str, ...], create: bool, shown: str) -> int:
+    """A descriptor of the folder ``real_root/names``, opened one name at a time, never through a link."""
+    fd = os.open(real_root, os.O_RDONLY | _DIRECTORY)
+    try:
+        for name in names:
+            try:
+                child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise WriteRefused(f"the folder of '{shown}' does not exist; create it first") from None
+                os.mkdir(name, 0o777, dir_fd=fd)
+                child = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+            except OSError:
+                raise WriteRefused(
+                    f"'{shown}' passes through '{name}', which is a symbolic link or not a folder; nothing is "
+                    "written through a link: replace the link with a real folder"
+                ) from None
+            os.close(fd)
+            fd = child
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _target_problem(fd: int, name: str, shown: str, overwrite: bool) -> str | None:
+    try:
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return (
+            f"'{shown}' is a symbolic link; nothing is written through a link (it could lead anywhere): delete the "
+            "link, or write elsewhere"
+        )
+    if not stat.S_ISREG(mode):
+        return f"'{shown}' is {kind_of(mode)}, not a regular file; remove it, or write elsewhere"
+    if not overwrite:
+        return f"'{shown}' already exists"
+    return None
+
+
+def check_writable(root: Path, target: Path, overwrite: bool, create_folders: bool = False) -> None:
+    """Raise :class:`WriteRefused` unless :func:`write_inside` could write ``target`` (nothing is changed)."""
+    real_root, parts = inside_parts(root, target)
+    shown = str(target)
+    try:
+        fd = _folder(real_root, parts[:-1], create=False, shown=shown)
+    except WriteRefused as err:
+        if create_folders and "does not exist" in str(err):
+            return  # the folders will be created, one real folder at a time
+        raise
+    try:
+        problem = _target_problem(fd, parts[-1], shown, overwrite)
+    finally:
+        os.close(fd)
+    if problem:
+        raise WriteRefused(problem)
+
+
+def write_inside(root: Path, target: Path, data: bytes, overwrite: bool, create_folders: bool = False) -> None:
+    """Write ``data`` to ``target`` inside ``root``: a regular file, never through a symbolic link, whole or not at all.
+
+    The one way every command writes a file.  The folder is opened name by name from
+    the root with ``O_NOFOLLOW``; the bytes go to a new temporary file beside the
+    target (``O_CREAT | O_EXCL | O_NOFOLLOW``), which then replaces the target in one
+    ``rename``, so a reader never sees half a file and a link planted as the target is
+    refused before anything is written.
+    """
+    real_root, parts = inside_parts(root, target)
+    shown = str(target)
+    fd = _folder(real_root, parts[:-1], create=create_folders, shown=shown)
+    try:
+        problem = _target_problem(fd, parts[-1], shown, overwrite)
+        if problem:
+            raise WriteRefused(problem)
+        temporary = f".{parts[-1]}.{os.getpid()}.rlresources-tmp"
+        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd)
+        try:
+            with os.fdopen(out, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, parts[-1], src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=fd)
+            raise
+    finally:
+        os.close(fd)
+
+
+def read_inside(root: Path, target: Path, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``target`` inside ``root``, opened as :func:`write_inside` opens it.
+
+    For a command that reads a file it is about to rewrite (``new`` appends a row).
+    """
+    real_root, parts = inside_parts(root, target)
+    shown = str(target)
+    fd = _folder(real_root, parts[:-1], create=False, shown=shown)
+    try:
+        problem = _target_problem(fd, parts[-1], shown, overwrite=True)
+        if problem:
+            raise WriteRefused(problem)
+        handle = os.open(parts[-1], os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=fd)
+    finally:
+        os.close(fd)
+    return _read_open(handle, limit)

@@ -14,7 +14,7 @@ from typing import Any
 
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.validation import field_example, field_schema, path_text
-from sphinx_rlresources.core.yamlsafe import Path_, YamlDocument
+from sphinx_rlresources.safe.yamlsafe import Path_, YamlDocument
 
 TODO = "TODO"
 

@@ -16,8 +16,8 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core.fastschema import compile_schema
-from sphinx_rlresources.core.text import unseen_character
-from sphinx_rlresources.core.yamlsafe import Path_, YamlDate, YamlDocument, iter_dates, short
+from sphinx_rlresources.safe.text import unseen_character
+from sphinx_rlresources.safe.yamlsafe import Path_, YamlDate, YamlDocument, iter_dates, short
 
 if TYPE_CHECKING:
     import jsonschema

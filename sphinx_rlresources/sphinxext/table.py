@@ -23,8 +23,8 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.text import visible
 from sphinx_rlresources.core.urls import row_script_url, safe_url
+from sphinx_rlresources.safe.text import visible
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable

@@ -48,3 +48,47 @@ def visible(text: str) -> str:
     if not _UNSEEN.search(text):
         return text
     return _UNSEEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+MAX_SHOWN = 60
+"""The most characters of a name or value one message quotes (docs/security.rst promises it)."""
+MAX_LOCATION = 300
+"""The most characters of a file path shown as a message's location."""
+
+
+def one_line(text: str, limit: int = 0) -> str:
+    """``text`` with every control, line-break and unseen character escaped (``\\n``, ``\\x1b``, ``\\u202e``).
+
+    What it returns is printable and holds no line break, so it can neither forge a log
+    line nor move a terminal's cursor.  ``limit`` (0: none) cuts it to that many
+    characters, ending in ``…``.
+    """
+    if not (text.isprintable() and not _UNSEEN.search(text)):
+        text = "".join(
+            c if c.isprintable() and not _UNSEEN.match(c) else c.encode("unicode_escape").decode("ascii") for c in text
+        )
+    if limit and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def shown(value: object, limit: int = MAX_SHOWN) -> str:
+    """A name or value from a data file, a script or a page, as every message quotes it: ``'value'``.
+
+    The one way untrusted text enters a message: escaped by :func:`one_line` and cut to
+    ``limit`` characters, so a 40,000-character cell costs a message 60.
+    """
+    return "'" + one_line(str(value), limit) + "'"
+
+
+def safe_start(text: str) -> str:
+    """``text`` made unable to begin a line that a machine reads as a command.
+
+    A line of our output that starts with ``::`` is a GitHub Actions workflow command
+    (``::error file=…::``), and one that starts with ``-``, ``+`` or ``@`` can read as a
+    diff or an option.  A path or name that does not start with a letter, a digit, ``.``,
+    ``_`` or ``/`` is shown as ``./NAME``, which names the same file.
+    """
+    if text and not (text[0].isalnum() or text[0] in "._/"):
+        return "./" + text
+    return text

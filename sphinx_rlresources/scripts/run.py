@@ -1,0 +1,191 @@
+"""What a launch script or recipe config asks for, in one framework-neutral record.
+
+Every framework spells its settings its own way (verl's ``trainer.n_gpus_per_node=8``,
+OpenRLHF's ``--actor.num_gpus_per_node 8``, slime's ``--actor-num-gpus-per-node 8``,
+NeMo-RL's ``cluster.gpus_per_node: 8``).  Each adapter in :mod:`.frameworks` maps its
+own spelling onto a :class:`Run`, and everything downstream -- the row cross-check,
+the plausibility check, ``rlresources inspect``, ``estimate --row`` and ``new`` --
+reads only a :class:`Run`.  So a row that contradicts a slime script gets the same
+findings as one that contradicts a verl script, and supporting another framework is
+one adapter, not a change in every check.
+
+Each setting is a :class:`Found`: its value (``None``: unknown), where it came from
+(the line, and how it was written) and whether the script set it, defaulted it, took
+it from the row's environment, or leaves it to run time.  Unknown is honest: no
+consumer treats an unknown value as a mismatch.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Origin(str, enum.Enum):
+    """How a value came to be what it is."""
+
+    SET = "set"
+    """Written in the script or config itself."""
+    SCRIPT_DEFAULT = "script-default"
+    """A default the script documents for its environment: ``${NNODES:-1}``, ``: "${N:=4}"``."""
+    ENV = "env"
+    """From the environment the row (or ``--env``) names, over the script's default."""
+    FRAMEWORK_DEFAULT = "framework-default"
+    """Not written anywhere: the framework's own default for it."""
+    DERIVED = "derived"
+    """Computed from other settings (the total GPUs from nodes and GPUs per node)."""
+    RUNTIME = "runtime"
+    """Decided only when the script runs (``$(nproc)``, ``nvidia-smi``, an unset variable)."""
+    UNKNOWN = "unknown"
+    """Not known at all."""
+
+
+@dataclass(frozen=True)
+class Found(Generic[T]):
+    """One setting: its value, where it came from, and how.
+
+    ``value`` is None when it cannot be known.  ``line`` is 1-based in ``file`` (the
+    script itself when ``file`` is empty; an inherited config or a sourced file
+    otherwise), 0 when no line says it.  ``written`` is how it was written there
+    (``trainer.nnodes=$NNODES``), for messages.
+    """
+
+    value: T | None = None
+    origin: Origin = Origin.UNKNOWN
+    line: int = 0
+    written: str = ""
+    file: str = ""
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    @property
+    def explicit(self) -> bool:
+        """Whether the script (or its env) says it, rather than a framework default or a derivation."""
+        return self.value is not None and self.origin in (Origin.SET, Origin.SCRIPT_DEFAULT, Origin.ENV)
+
+
+UNKNOWN: Found[Any] = Found()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A mistake in the script itself, at a 1-based line (0: the script as a whole).
+
+    ``key`` is the setting it concerns (empty for none), so a value already blamed here
+    is not reported a second time as a mismatch with the row.  ``kind`` sorts problems
+    for the checks: ``unset`` (a variable the script never sets), ``missing-dollar``,
+    ``duplicate`` (the same setting twice; ``severity`` says whether the values differ),
+    ``deprecated``, ``machine-path`` (an absolute path of one machine), ``zero-advantage``
+    (a group-relative estimator with one sample per prompt), ``too-large``, ``other``.
+    """
+
+    line: int
+    message: str
+    key: str = ""
+    kind: str = "other"
+    severity: str = "error"
+
+
+@dataclass(frozen=True)
+class Role:
+    """The GPUs of one role of the run (trainer, rollout, reference, critic, reward)."""
+
+    name: str
+    gpus: Found[int] = UNKNOWN
+    nodes: Found[int] = UNKNOWN
+    gpus_per_node: Found[int] = UNKNOWN
+    colocated_with: str = ""
+    """The role whose GPUs this one shares (``trainer``), or empty for GPUs of its own."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one launch script or recipe config asks for, as far as it can be known.
+
+    Field names are the JSON keys of ``rlresources inspect --format json``.
+    """
+
+    path: str = ""
+    framework: str | None = None
+    """``verl``, ``verl-recipe``, ``openrlhf``, ``slime``, ``nemo-rl``, ``skyrl``, ``trl``... or None."""
+    entry_point: str | None = None
+    launch_line: int = 0
+    """The line of the command that starts the trainer (0: none found)."""
+    # -- hardware -----------------------------------------------------------------------
+    gpus: Found[int] = UNKNOWN
+    """The whole run, all roles together."""
+    nodes: Found[int] = UNKNOWN
+    gpus_per_node: Found[int] = UNKNOWN
+    roles: tuple[Role, ...] = ()
+    """Per role where roles have GPUs of their own (disaggregated placement)."""
+    colocated: Found[bool] = UNKNOWN
+    """Whether the rollout engine shares the trainer's GPUs (verl's hybrid engine: yes)."""
+    # -- the trainer --------------------------------------------------------------------
+    train_backend: Found[str] = UNKNOWN
+    """``fsdp`` (FSDP and FSDP2), ``megatron``, ``deepspeed``, ``dtensor``..."""
+    train_tp: Found[int] = UNKNOWN
+    train_pp: Found[int] = UNKNOWN
+    train_ep: Found[int] = UNKNOWN
+    train_cp: Found[int] = UNKNOWN
+    ulysses_sp: Found[int] = UNKNOWN
+    lora_rank: Found[int] = UNKNOWN
+    """0 when the whole model is trained."""
+    lora_targets: Found[str] = UNKNOWN
+    model: Found[str] = UNKNOWN
+    """The checkpoint trained, as the script names it (a hub id or a path)."""
+    algorithm: Found[str] = UNKNOWN
+    """The advantage estimator or algorithm as the framework names it (``grpo``, ``gae``)."""
+    use_kl: Found[bool] = UNKNOWN
+    """Whether a reference model is needed (KL in the loss or in the reward)."""
+    critic: Found[bool] = UNKNOWN
+    # -- lengths and batches ----------------------------------------------------------------
+    prompt_length: Found[int] = UNKNOWN
+    response_length: Found[int] = UNKNOWN
+    train_batch_size: Found[int] = UNKNOWN
+    """Prompts per step."""
+    mini_batch_size: Found[int] = UNKNOWN
+    micro_batch_per_gpu: Found[int] = UNKNOWN
+    log_prob_micro_batch_per_gpu: Found[int] = UNKNOWN
+    dynamic_batch: Found[bool] = UNKNOWN
+    max_token_len_per_gpu: Found[int] = UNKNOWN
+    rollout_n: Found[int] = UNKNOWN
+    """Responses sampled per prompt."""
+    # -- memory savings -------------------------------------------------------------------
+    param_offload: Found[bool] = UNKNOWN
+    optimizer_offload: Found[bool] = UNKNOWN
+    ref_param_offload: Found[bool] = UNKNOWN
+    offload_mode: Found[str] = UNKNOWN
+    """``phase`` (states on the host between phases, back on the GPU for their own: verl's
+    FSDP offload) or ``compute`` (kept on the host while computing: FSDP2's
+    ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``)."""
+    gradient_checkpointing: Found[bool] = UNKNOWN
+    entropy_checkpointing: Found[bool] = UNKNOWN
+    # -- the rollout engine ----------------------------------------------------------------
+    engine: Found[str] = UNKNOWN
+    """``vllm``, ``sglang``, ``hf``..."""
+    rollout_tp: Found[int] = UNKNOWN
+    memory_fraction: Found[float] = UNKNOWN
+    """vLLM's ``gpu_memory_utilization`` or SGLang's ``mem_fraction_static``."""
+    free_cache_engine: Found[bool] = UNKNOWN
+    """Whether the engine frees its memory (sleeps) while the trainer runs."""
+    max_num_seqs: Found[int] = UNKNOWN
+    fp8_rollout: Found[bool] = UNKNOWN
+    # -- what reading found ------------------------------------------------------------------
+    problems: tuple[Problem, ...] = ()
+    deprecated: tuple[str, ...] = ()
+    """Deprecated keys the script uses (read, and reported)."""
+    variables: dict[str, str | None] = field(default_factory=dict, compare=False)
+    """The script's top-level variables at its end (None: unknown), for adapters and ``new``."""
+
+    def settings(self) -> dict[str, Found[Any]]:
+        """Every :class:`Found` field by name, in declaration order."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if isinstance(getattr(self, f.name), Found)}
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(Run().settings())
+"""The names of every setting a :class:`Run` holds (the columns ``inspect`` prints)."""
