@@ -120,7 +120,7 @@ EXPECTED = [
         82,
         13,
         "script_sanity",
-        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:13: trainer.nnodes=$NODES uses $NODES, which the script does "
+        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:13: 'trainer.nnodes=$NODES' uses $NODES, which the script does "
         "not set before this line (nor is it a usual environment variable); set NODES=... in the script, or write "
         "${NODES:-default} if it is meant to come from the environment",
     ),

@@ -231,14 +231,14 @@ def test_sanity_problems() -> None:
         (
             4,
             "trainer.nnodes",
-            "trainer.nnodes=$NODES uses $NODES, which the script does not set before this line (nor is it "
+            "'trainer.nnodes=$NODES' uses $NODES, which the script does not set before this line (nor is it "
             "a usual environment variable); set NODES=... in the script, or write ${NODES:-default} if it "
             "is meant to come from the environment",
         ),
         (
             5,
             "trainer.n_gpus_per_node",
-            "trainer.n_gpus_per_node=$(( GPUS * 2 )) uses $GPUS, which the script does not set before "
+            "'trainer.n_gpus_per_node=$(( GPUS * 2 ))' uses $GPUS, which the script does not set before "
             "this line (nor is it a usual environment variable); set GPUS=... in the script, or write "
             "${GPUS:-default} if it is meant to come from the environment",
         ),
@@ -247,7 +247,7 @@ def test_sanity_problems() -> None:
 
 def test_an_unset_variable_through_another_variable() -> None:
     found = read_script("total=$(( 8 * nodes ))\npython3 t.py trainer.nnodes=$total\n")
-    assert [p.message.split(",")[0] for p in found.problems] == ["trainer.nnodes=$total uses $nodes"]
+    assert [p.message.split(",")[0] for p in found.problems] == ["'trainer.nnodes=$total' uses $nodes"]
 
 
 def test_sourcing_a_file_may_set_anything() -> None:

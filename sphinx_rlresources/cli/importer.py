@@ -313,15 +313,17 @@ def _check_links_at_their_refs(result: Result, where: Path) -> list[Finding]:
 def _add_tested(result: Result, page: Path) -> list[Finding]:
     """Give each row ``tested``: the day its cells (the Link cell left out) last changed on the page.
 
-    From one ``git blame`` of the page; a page outside git, or a row whose lines are not
-    committed, gets no date; without git at all, one note says so.
+    From one ``git blame`` of the page as committed.  A page outside git gets no dates
+    and no note (there is no history to ask); a shallow clone, a page with uncommitted
+    changes, or no git at all gets no dates and one note that says how to get them --
+    a date that is not the row's own would be worse than none.
     """
     try:
         dates = git.blame_dates(page)
     except git.GitUnavailable as err:
-        if "not installed" in str(err):
-            return [Finding(1, f"the rows get no tested date: {err}", "note")]
-        return []  # the page is not in git (or not committed): there is no date to give
+        if "not a git repository" in str(err):
+            return []
+        return [Finding(1, f"the rows get no tested date: {err}", "note")]
     for rows in result.rows.values():
         for _line, entry in rows:
             days = [dates[line] for line in result.cell_lines.get(id(entry), []) if line in dates]

@@ -30,7 +30,7 @@ from sphinx_rlresources.cli.common import (
     write_file,
 )
 from sphinx_rlresources.cli.pageread import size_label
-from sphinx_rlresources.cli.yamlwrite import schema_ref, yaml_scalar
+from sphinx_rlresources.cli.yamlwrite import entry_text, schema_ref, yaml_scalar
 from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
@@ -143,12 +143,7 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
 
 
 def row_text(row: Row, indent: str) -> str:
-    lines = []
-    for index, (key, value) in enumerate(row.values.items()):
-        prefix = f"{indent}- " if index == 0 else f"{indent}  "
-        comment = f"  # {row.comments[key]}" if key in row.comments else ""
-        lines.append(f"{prefix}{key}: {yaml_scalar(value)}{comment}")
-    return "\n".join(lines) + "\n"
+    return entry_text(row.values, indent, row.comments)
 
 
 def _entry_indent(text: str) -> str:

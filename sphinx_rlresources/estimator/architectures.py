@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 MAX_CONFIG_BYTES = 1_000_000
+MIN_BILLIONS = 0.001
+MAX_BILLIONS = 100_000.0
+"""A size label outside these bounds (in billions of parameters) names no model the estimator can stand in for."""
 
 
 class ConfigError(Exception):
@@ -317,6 +320,6 @@ def by_size(label: str) -> Architecture | None:
         billions = float(text)
     except ValueError:
         return None
-    if billions <= 0:
+    if not MIN_BILLIONS <= billions <= MAX_BILLIONS:  # also refuses nan and inf ('nanB', 'infB')
         return None
     return Architecture(f"{label} (size only)", 1, 1, 1, 1, 0, 0, size_only=int(billions * 1e9))

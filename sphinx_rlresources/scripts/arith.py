@@ -27,9 +27,13 @@ class Value(NamedTuple):
 
 
 class Variables(Protocol):
-    """Whoever knows the script's variables (the interpreter): a name's value so far."""
+    """Whoever knows the script's variables (the interpreter): a name's value so far, and the work left."""
 
     def variable(self, name: str) -> Value: ...
+
+    def spend(self, steps: int) -> bool:
+        """Take ``steps`` from the script's budget of work; False once it is spent."""
+        ...
 
 
 class Evaluator:
@@ -53,7 +57,7 @@ class Evaluator:
                 raise Unknown
             tokens.append(match.group(1))
             pos = match.end()
-        if not tokens:
+        if not tokens or not self.lookup.spend(len(tokens)):
             raise Unknown
         self.tokens, self.i = tokens, 0
         value = self._sum(0)

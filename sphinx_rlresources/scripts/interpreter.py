@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.arith import Evaluator, Unknown, Value
 from sphinx_rlresources.scripts.lexer import Arith, Lit, Opaque, Part, Token, Var, Word
 from sphinx_rlresources.scripts.settings import Override, ScriptProblem
-from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_VALUE_CHARS, NAME_RE, is_well_known_env
+from sphinx_rlresources.scripts.shell import (
+    ASSIGN_RE,
+    MAX_NESTING,
+    MAX_VALUE_CHARS,
+    MAX_WORK,
+    NAME_RE,
+    is_well_known_env,
+)
 from sphinx_rlresources.scripts.verl import KEY_RE
 
 RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
@@ -35,6 +43,23 @@ class Interpreter:
         self.problems: list[ScriptProblem] = []
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
+        self.work = MAX_WORK
+
+    def spend(self, steps: int) -> bool:
+        """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
+        if self.work <= 0:
+            return False
+        self.work -= steps
+        if self.work <= 0:
+            self.problems.append(
+                ScriptProblem(
+                    0,
+                    f"reading the script's values took more than {MAX_WORK} steps of expansion and arithmetic "
+                    "(variables that expand into each other many times over); the values after that are unknown",
+                )
+            )
+            return False
+        return True
 
     # -- expansion -----------------------------------------------------------------------
     def variable(self, name: str) -> Value:
@@ -45,6 +70,8 @@ class Interpreter:
         return Value(None, frozenset({name}))
 
     def expand(self, parts: tuple[Part, ...], depth: int = 0) -> _Expanded:
+        if not self.spend(len(parts) + 1):
+            return _Expanded(None, "", frozenset())
         segments: list[str | None] = []
         missing: set[str] = set()
         for part in parts:
@@ -304,7 +331,7 @@ class Interpreter:
             self.problems.append(
                 ScriptProblem(
                     word.line,
-                    f"{key}={bare} passes the word '{bare}', which is the name of a variable the "
+                    f"{key}={bare} passes the word {shown(bare)}, which is the name of a variable the "
                     f"script sets: a missing '$'? write {key}=${bare}",
                     key,
                 )
@@ -313,7 +340,7 @@ class Interpreter:
             self.problems.append(
                 ScriptProblem(
                     word.line,
-                    f"{word.raw} uses ${name}, which the script does not set before this line "
+                    f"{shown(word.raw)} uses ${name}, which the script does not set before this line "
                     f"(nor is it a usual environment variable); set {name}=... in the script, "
                     f"or write ${{{name}:-default}} if it is meant to come from the environment",
                     key,
