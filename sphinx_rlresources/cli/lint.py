@@ -19,6 +19,7 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
 from sphinx_rlresources.core.paths import exists, is_within, real_path, what_is
 from sphinx_rlresources.core.project import Project
+from sphinx_rlresources.safe.text import one_line
 
 
 def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
@@ -156,7 +157,7 @@ def summary(found: Sequence[Diagnostic], dataset: DataSet, scripts: int, note: s
 def run(args: argparse.Namespace, out: TextIO) -> int:
     dataset, project = load(args)
     for skipped in dataset.notes:  # a check that could not run (no git history): not a finding
-        print(f"{PROG}: note: {skipped}", file=sys.stderr)
+        print(f"{PROG}: note: {one_line(skipped)}", file=sys.stderr)
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)

@@ -255,9 +255,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(f"{relpath(target)}: the script {relative} already has a row; edit that row instead\n")
                 return EXIT_FINDINGS
         if old is None or new is None or len(new) != len(old) + 1 or new[-1].get("script") != relative:
+            out.write(row_text(row, "  "))
             raise CliError(
                 f"{relpath(target)} cannot be appended to safely (it is not valid data, or 'entries' is not its last "
-                f"key); add this row to it by hand:\n{row_text(row, '  ')}"
+                "key); nothing was written: add the row printed above to it by hand"
             )
     else:
         label_for_file = label.upper() if re.match(r"^\d+(\.\d+)?[bmkt]$", label) else label

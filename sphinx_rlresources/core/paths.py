@@ -46,6 +46,11 @@ def is_link(path: Path) -> bool:
     return os.path.islink(path)
 
 
+def is_file(path: Path) -> bool:
+    """Whether ``path`` leads to a regular file, without raising on a loop or an over-long name."""
+    return os.path.isfile(path)
+
+
 def is_folder(path: Path) -> bool:
     """Whether ``path`` leads to a folder, without raising on a loop or an over-long name."""
     return os.path.isdir(path)
