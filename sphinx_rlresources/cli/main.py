@@ -74,7 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
         "yaml-language-server modeline of each data file can point.",
     )
     schema.add_argument(
-        "--out", metavar="PATH", help="write the schema to PATH (a file, or a folder to hold rlresources.schema.json)"
+        "--out",
+        metavar="PATH",
+        help="write the schema to PATH inside the repository: a .json file, or a folder (created if missing) "
+        "to hold rlresources.schema.json",
     )
     schema.set_defaults(func=schema_command.run)
 
