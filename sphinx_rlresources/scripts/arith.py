@@ -24,6 +24,10 @@ class Value(NamedTuple):
     missing: frozenset[str]
     tail: str = ""
     """When the value is unknown: its known end (``$ROOT/models/X`` keeps ``/models/X``)."""
+    origin: str = "set"
+    """``set`` (written in the script), ``script-default`` (``${X:-default}``), ``env`` (the row's
+    environment) or ``runtime`` (known only when the script runs): the values of
+    :class:`~sphinx_rlresources.scripts.run.Origin`."""
 
 
 class Variables(Protocol):
@@ -43,6 +47,8 @@ class Evaluator:
         self.lookup = lookup
         self.depth = depth
         self.missing: set[str] = set()
+        self.origins: set[str] = set()
+        """The origins of the variables read, so a result computed from a default is a default too."""
         self.tokens: list[str] = []
         self.i = 0
 
@@ -139,6 +145,7 @@ class Evaluator:
             name = symbol.strip("${}")
             found = self.lookup.variable(name)
             self.missing |= found.missing
+            self.origins.add(found.origin)
             if found.value is None:
                 raise Unknown
             text = found.value.strip()
@@ -151,6 +158,7 @@ class Evaluator:
                 return inner.evaluate(text)
             finally:
                 self.missing |= inner.missing
+                self.origins |= inner.origins
         raise Unknown
 
 
