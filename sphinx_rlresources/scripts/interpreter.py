@@ -12,23 +12,28 @@ bounded); ``if``, loops and chains (``&&``, ``|``), whose assignments become unk
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from sphinx_rlresources.scripts.arith import Value
 from sphinx_rlresources.scripts.expand import Expander, Field, combine
+from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.lexer import ArrayLit, Lexer, Lit, Op, Part, Token, Word
 from sphinx_rlresources.scripts.settings import ScriptProblem
-from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_VALUE_CHARS, MAX_WORK, NAME_RE
+from sphinx_rlresources.scripts.shell import (
+    ASSIGN_RE,
+    MAX_NESTING,
+    MAX_SCRIPT_CHARS,
+    MAX_VALUE_CHARS,
+    MAX_WORK,
+    NAME_RE,
+)
 
 RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
 MAX_COMMANDS = 5000
 """The most commands one reading records (a launcher has a few dozen)."""
 MAX_CALL_DEPTH = 8
 MAX_SOURCE_DEPTH = 4
-
-SourceReader = Callable[[str | None, str], "tuple[str, str] | None"]
-"""Reads a file a script sources: (its path if known, the known end of it) -> (text, shown name), or None."""
 
 
 class Command(NamedTuple):
@@ -59,19 +64,23 @@ class _Case:
 class Interpreter(Expander):
     """Walk the commands in order, tracking variables; record every other simple command."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, files: Files | None = None, path: str = "") -> None:
         super().__init__(env)
         self.blocks: list[str] = []
         self.cases: list[_Case] = []
         self.functions: dict[str, list[Token]] = {}
         self.commands: list[Command] = []
         self.problems: list[ScriptProblem] = []
-        self.sources = sources
+        self.files = files
+        self.path = path
+        """The script's path from the root: a relative ``source`` is looked for beside it."""
         self.source_name = ""
         self.depth = 0
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
         self.work = MAX_WORK
+        self.lines: dict[str, int] = {}
+        """The line of each variable's last assignment (for messages about a value set there)."""
 
     def spend(self, steps: int) -> bool:
         """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
@@ -266,11 +275,15 @@ class Interpreter(Expander):
     def _source(self, word: Word) -> None:
         """``source FILE``: read FILE as part of the script, if the caller can read it; else anything may be set."""
         found = self.expand(word.parts)
-        read = self.sources(found.value, found.tail) if self.sources and self.depth < MAX_SOURCE_DEPTH else None
-        if read is None:
+        text, shown = None, ""
+        if self.files is not None and self.depth < MAX_SOURCE_DEPTH and self.spend(1000):
+            for candidate in candidates(self.path, found.value, found.tail):
+                text, shown = self.files.read(candidate), candidate
+                if text is not None:
+                    break
+        if text is None or len(text) > MAX_SCRIPT_CHARS:
             self.opaque = True
             return
-        text, shown = read
         saved = self.source_name
         self.source_name = shown
         self.depth += 1
@@ -331,6 +344,7 @@ class Interpreter(Expander):
         if found is None:
             return
         name, append, parts = found
+        self.lines[name] = word.line
         uncertain = self.uncertain and not (self.cases and self.cases[-1].running and self.cases[-1].subject)
         if len(parts) == 1 and isinstance(parts[0], ArrayLit):
             items = None if uncertain else self.array(parts[0])

@@ -21,7 +21,7 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar
 
-T = TypeVar("T")
+T = TypeVar("T", covariant=True)
 
 
 class Origin(str, enum.Enum):
