@@ -76,7 +76,7 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
             continue
         key, raw_key = found
         value, tail = _value_of(field, raw_key)
-        override = Override(key, value, field.word.raw, field.line, tail, field.origin)
+        override = Override(key, value, field.word.raw, field.line, tail, field.origin, field.file)
         if key in overrides:
             duplicates.append((overrides[key], override))
         overrides[key] = override  # Hydra: the last one wins

@@ -74,7 +74,6 @@ class Interpreter(Expander):
         self.files = files
         self.path = path
         """The script's path from the root: a relative ``source`` is looked for beside it."""
-        self.source_name = ""
         self.depth = 0
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
@@ -243,6 +242,8 @@ class Interpreter(Expander):
         if name in self.functions and not self.uncertain:
             self._call(name, words)
             return
+        if name in ("bash", "sh") and len(words) > 1 and not self.uncertain and self._delegate(words):
+            return
         self._record(words, prefix)
 
     def _record(self, words: list[Word], prefix: list[Word]) -> None:
@@ -271,6 +272,28 @@ class Interpreter(Expander):
         finally:
             self.depth -= 1
             self.positional = saved
+
+    def _delegate(self, words: list[Word]) -> bool:
+        """``bash other.sh ARGS``: the other script is the launch, with ARGS as its ``$@`` (read, not run)."""
+        target = self.expand(words[1].parts)
+        if target.value is None or not target.value.endswith(".sh") or self.files is None:
+            return False
+        if self.depth >= MAX_SOURCE_DEPTH or not self.spend(1000):
+            return False
+        for candidate in candidates(self.path, target.value, target.tail):
+            text = self.files.read(candidate)
+            if text is not None and len(text) <= MAX_SCRIPT_CHARS:
+                arguments = [f for word in words[2:] for f in self.fields(word)]
+                saved = self.positional, self.source_name
+                self.positional, self.source_name = arguments, candidate
+                self.depth += 1
+                try:
+                    self.run(Lexer(text).tokens())
+                finally:
+                    self.depth -= 1
+                    self.positional, self.source_name = saved
+                return True
+        return False
 
     def _source(self, word: Word) -> None:
         """``source FILE``: read FILE as part of the script, if the caller can read it; else anything may be set."""

@@ -75,9 +75,9 @@ def from_override(override: Override | None, convert: Callable[[str], T | None])
         return UNKNOWN
     origin = ORIGINS.get(override.origin, Origin.RUNTIME)
     if override.value is None:
-        return Found(None, Origin.RUNTIME, override.line, override.raw)
+        return Found(None, Origin.RUNTIME, override.line, override.raw, override.file)
     value = convert(override.value)
-    return Found(value, origin if value is not None else Origin.UNKNOWN, override.line, override.raw)
+    return Found(value, origin if value is not None else Origin.UNKNOWN, override.line, override.raw, override.file)
 
 
 def default(value: T, written: str) -> Found[T]:
@@ -118,11 +118,12 @@ class Flag:
     raw: str
     line: int
     origin: str
+    file: str = ""
 
     def override(self) -> Override:
         """The flag as an :class:`Override`, so :func:`from_override` reads it like a Hydra key."""
         value = "true" if self.value == "" else self.value
-        return Override(self.name, value, self.raw, self.line, value or "", self.origin)
+        return Override(self.name, value, self.raw, self.line, value or "", self.origin, self.file)
 
 
 def read_flags(fields: Iterable[Field], switches: frozenset[str] = frozenset()) -> dict[str, Flag]:
@@ -142,15 +143,15 @@ def read_flags(fields: Iterable[Field], switches: frozenset[str] = frozenset()) 
             continue
         name, sep, inline = text.lstrip("-").partition("=")
         if sep:
-            found[name] = Flag(name, inline, field.word.raw, field.line, field.origin)
+            found[name] = Flag(name, inline, field.word.raw, field.line, field.origin, field.file)
             continue
         nxt = items[index] if index < len(items) else None
         if name in switches or nxt is None or (nxt.value or "").startswith("--"):
-            found[name] = Flag(name, "", field.word.raw, field.line, field.origin)
+            found[name] = Flag(name, "", field.word.raw, field.line, field.origin, field.file)
             continue
         index += 1
         origin = nxt.origin if nxt.value is not None else "runtime"
-        found[name] = Flag(name, nxt.value, f"{field.word.raw} {nxt.word.raw}", nxt.line, origin)
+        found[name] = Flag(name, nxt.value, f"{field.word.raw} {nxt.word.raw}", nxt.line, origin, nxt.file)
     return found
 
 
