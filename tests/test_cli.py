@@ -22,7 +22,7 @@ from docutils.core import publish_doctree
 
 from sphinx_rlresources.cli import common, lint
 from sphinx_rlresources.cli import main as cli
-from sphinx_rlresources.core import crosscheck
+from sphinx_rlresources.core import rowscript
 from sphinx_rlresources.core.validation import schema
 
 TESTS = Path(__file__).parent
@@ -528,7 +528,7 @@ def test_new_reads_no_more_of_a_script_than_the_build_does(repo: Path, capsys: p
     # over the build's byte bound, yet under it in characters: the build does not read it, so new
     # takes nothing from it either and the name alone fills the row
     script = repo / "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh"
-    padding = "# " + "é" * (crosscheck.MAX_SCRIPT_BYTES // 2) + "\n"
+    padding = "# " + "é" * (rowscript.MAX_SCRIPT_BYTES // 2) + "\n"
     script.write_text(padding + (repo / NEW_SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
     status, out, _err = run(capsys, "new", "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh", "--dry-run")
     assert status == 0

@@ -23,13 +23,15 @@ from sphinx_rlresources.cli.common import (
     load_project,
     positive,
 )
-from sphinx_rlresources.core import crosscheck, git, plausibility
+from sphinx_rlresources.core import git, plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.core.paths import read_regular
 from sphinx_rlresources.estimator.architectures import BUNDLED, Architecture, ConfigError, bundled, from_config
 from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory
 from sphinx_rlresources.estimator.memory import ENGINES, Estimate, Plan, estimate, minimum_gpus
+from sphinx_rlresources.scripts.reader import read_script
 from sphinx_rlresources.scripts.settings import ScriptSettings
 
 DEFAULT_PROMPT = 512
@@ -154,16 +156,20 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Estimate]:
 
 
 def _script_settings(entry: Entry, path: Path | None, root: Path) -> ScriptSettings | None:
+    limit = rowscript.MAX_SCRIPT_BYTES
     if path is not None:
-        return crosscheck.load_script(path)
+        try:
+            return read_script(read_regular(path, limit).decode("utf-8", errors="replace"), entry.env)
+        except OSError:
+            return None
     if entry.script_ref:
         try:
-            pinned = git.read_pinned(root, [(entry.script_ref, PurePosixPath(entry.script).as_posix())], 10**6)
+            pinned = git.read_pinned(root, [(entry.script_ref, PurePosixPath(entry.script).as_posix())], limit)
         except git.GitUnavailable:
             return None
         blob = pinned.files.get((entry.script_ref, PurePosixPath(entry.script).as_posix()))
         if blob is not None and blob.data is not None:
-            return crosscheck.settings_of(blob.data)
+            return read_script(blob.data.decode("utf-8", errors="replace"), entry.env)
     return None
 
 

@@ -75,9 +75,10 @@ def from_override(override: Override | None, convert: Callable[[str], T | None])
         return UNKNOWN
     origin = ORIGINS.get(override.origin, Origin.RUNTIME)
     if override.value is None:
-        return Found(None, Origin.RUNTIME, override.line, override.raw, override.file)
+        return Found(None, Origin.RUNTIME, override.line, override.raw, override.file, override.tail)
     value = convert(override.value)
-    return Found(value, origin if value is not None else Origin.UNKNOWN, override.line, override.raw, override.file)
+    origin = origin if value is not None else Origin.UNKNOWN
+    return Found(value, origin, override.line, override.shown, override.file, override.tail)
 
 
 def default(value: T, written: str) -> Found[T]:

@@ -25,9 +25,11 @@ _MACHINE_PATH = re.compile(r"(?:^|:)(/(?:opt|mnt|data\d*|cpfs\d*|nas|home/[^/:$]
 def common_problems(run: Run, reading: Interpreter, settings: ScriptSettings | None = None) -> list[Problem]:
     found: list[Problem] = []
     algorithm, n = run.algorithm, run.rollout_n
-    if algorithm.value in GROUP_RELATIVE and n.value == 1 and (n.line or n.explicit or run.framework):
+    # Only a count the script writes: a framework's default is a config's business, and a
+    # reader that flags every script leaving it out would cry wolf on toy examples.
+    if algorithm.value in GROUP_RELATIVE and n.value == 1 and n.explicit:
         where = n.line or algorithm.line
-        how = n.written if n.line else "no rollout.n (the default is 1)"
+        how = n.written
         found.append(
             Problem(
                 where,

@@ -12,6 +12,7 @@ Deprecated keys are read, and reported (verl's ``examples/README.md`` lists them
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
@@ -26,6 +27,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
     first,
     from_override,
+    module_after,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
 from sphinx_rlresources.scripts.hydra import read_hydra
@@ -37,7 +39,19 @@ NAME = "verl"
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"
 M = "actor_rollout_ref.model"
-GROUP_PREFIXES = ("actor_rollout_ref.", "trainer.", "algorithm.", "data.", "critic.", "reward")
+VERL_KEYS = (
+    "actor_rollout_ref.",
+    "algorithm.adv_estimator=",
+    "trainer.n_gpus_per_node=",
+    "trainer.nnodes=",
+    "critic.",
+    "reward_model.",
+    "custom_reward_function.",
+)
+"""Overrides only verl's config has: a command passing one is a verl launch whatever its file is called."""
+FOREIGN = ("skyrl", "openrlhf", "slime", "nemo_rl", "trl", "open_instruct", "roll", "areal", "examples.")
+"""Module prefixes of other frameworks' trainers (``examples.`` is SkyRL's)."""
+STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
 #: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
 DEPRECATED = {
@@ -54,14 +68,19 @@ ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "ve
 
 
 def claims(command: Command) -> bool:
-    """verl's trainers and recipes, or any command passing verl's own override groups."""
-    values = [field.value or "" for field in command.fields]
-    for index, text in enumerate(values[:-1]):
-        if text == "-m" and values[index + 1].startswith(("verl.", "recipe.")):
+    """verl's trainers and recipes; a trainer of unknown name passing verl's own override groups or config."""
+    module, _after = module_after(command)
+    if module is not None:
+        if module.startswith(("verl.", "recipe.", "verl/", "recipe/")):
             return True
-    if any(v.startswith(("verl/trainer/", "recipe/")) and v.endswith(".py") for v in values):
+        if not module.endswith(".py") or module.startswith(FOREIGN):
+            return False  # another framework's module (skyrl.train..., openrlhf.cli...)
+    values = [field.value if field.value is not None else field.word.raw for field in command.fields]
+    if any(v.startswith(VERL_KEYS) for v in values):
         return True
-    return any(v.startswith(("actor_rollout_ref.", "trainer.n_gpus_per_node=")) for v in values)
+    return any(
+        (v.startswith("--config-name") and STOCK_NAME.search(v)) or v in ("--config-name", "-cn") for v in values
+    ) and any("=" in v and "." in v.split("=", 1)[0] for v in values)
 
 
 def read(command: Command, reading: Interpreter, path: str) -> Run:
@@ -86,7 +105,7 @@ class _Reader:
         found = from_override(self.s.overrides.get(key), convert)
         if found.line or fallback is None or not self.stock:
             return found
-        return default(fallback, f"{key} (verl's default)")
+        return default(fallback, f"{key}={fallback} (verl's default)")
 
     def run(self) -> Run:
         per_node = self.get("trainer.n_gpus_per_node", as_int, 8)
@@ -230,7 +249,7 @@ class _Reader:
             return old
         if rank.line:
             return rank
-        return default(0, f"no {M}.lora_rank (verl's default: the whole model trains)") if self.stock else UNKNOWN
+        return default(0, f"{M}.lora_rank=0 (verl's default: the whole model trains)") if self.stock else UNKNOWN
 
     def _micro(self, key: str, gpus: Found[int]) -> Found[int]:
         """The per-GPU micro-batch; the deprecated global one is divided by the GPUs, as verl does."""
