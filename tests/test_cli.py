@@ -390,7 +390,7 @@ def test_rendered_rst_reads_back_as_the_columns_the_directive_draws(
                 link = f"https://github.com/org/repo/blob/v1/{entry.script}"
             elif key == "contributor":
                 link = entry.contributor.link
-            row.append((cols.COLUMNS[key].text(entry), link))
+            row.append((cols.COLUMNS[key].text(entry, cols.CellContext()), link))
         expected.append(row)
     assert table_cells("\n".join(out)) == expected
     assert expected[2][1] == ("*Qwen* |x| `y` [z]_ -a", None)

@@ -21,8 +21,7 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
-from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url, url_template_problem
-from sphinx_rlresources.safe.text import visible
+from sphinx_rlresources.core.urls import url_template_problem
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_COLON = re.compile(r":(?=\S)")
@@ -71,42 +70,31 @@ def rst_link(text: str, url: str) -> str:
     return f"`{label} <{url}>`__"
 
 
-def md_link(text: str, url: str) -> str:
-    return f"[{md_text(text)}]({quote(url, safe=':/?#@!$&*+,;=%~.-_')})"
+def md_link(text: str, url: str, title: str | None = None) -> str:
+    target = quote(url, safe=":/?#@!$&*+,;=%~.-_")
+    if title:  # a quoted title: only its quote, a backslash and the cell border need escaping
+        target += ' "' + re.sub(r'([\\"|&])', r"\\\1", title) + '"'
+    return f"[{md_text(text)}]({target})"
 
 
 class Renderer:
-    """Turns rows into cell strings for one markup, linking what the directive links."""
+    """Turns cells into strings of one markup; what a cell shows and links is the column's to say."""
 
     def __init__(self, markup: str, template: str | None, ref: str, dataset: DataSet | None = None) -> None:
         self.markup = markup
-        self.template = template
-        self.ref = ref
-        self.dataset = dataset
-        """When given, only scripts that exist are linked, as in the directive."""
+        self.context = cols.CellContext(dataset, template, ref)
+        """With a data set, only scripts that exist are linked, as in the directive."""
 
     def text(self, value: str) -> str:
         return rst_text(value) if self.markup == "rst" else md_text(value)
 
-    def link(self, value: str, url: str | None) -> str:
-        url = safe_url(url)
-        if not url:
-            return self.text(value)
-        return rst_link(value, url) if self.markup == "rst" else md_link(value, url)
-
     def cell(self, entry: Entry, key: str) -> str:
-        value = visible(cols.COLUMNS[key].text(entry))
-        if key == "estimate" and self.dataset is not None:
-            value = cols.estimate_text(self.dataset.estimates.get(entry.source))
-        if key == "link":
-            if self.dataset is not None:
-                return self.link(value, row_script_url(self.dataset, entry, self.template, self.ref))
-            return self.link(value, script_url(self.template, entry.script_ref or self.ref, entry.script))
-        if key == "contributor":
-            return self.link(value, entry.contributor.link)
-        if key == "evidence" and entry.evidence:
-            return self.link(value, entry.evidence)
-        return self.text(value)
+        cell = cols.COLUMNS[key].cell(entry, self.context)
+        if not cell.url:
+            return self.text(cell.text)
+        if self.markup == "rst":  # reST links carry no title
+            return rst_link(cell.text, cell.url)
+        return md_link(cell.text, cell.url, cell.title)
 
 
 def render_rst(entries: Sequence[Entry], shown: Sequence[str], renderer: Renderer, title: str) -> str:
