@@ -25,6 +25,7 @@ from sphinx_rlresources.core.query import select
 from sphinx_rlresources.sphinxext.table import RLResourceTable
 
 TESTS = Path(__file__).parent
+REPO = TESTS.parent
 READERS = TESTS / "roots" / "test-readers"
 
 README = """\
@@ -153,7 +154,11 @@ def test_a_readme_with_two_blocks_is_synced_checked_and_synced_again(
     status, out, _ = sync(capsys, "--check", "README.md")
     assert status == 1
     assert "[rlresources.outdated_block]" not in out
-    assert "[rlresources.naming]" in out  # the same finding lint reports for the row drawn
+    assert "[rlresources.naming]" in out  # the same findings lint reports for the rows drawn
+    assert cli.main(["lint"]) == 1
+    linted = capsys.readouterr().out.splitlines()[:-1]
+    assert len(linted) >= 2  # the name and the script disagree with the row, at the same place
+    assert [line for line in out.splitlines() if line.startswith("data/")] == linted
 
 
 def test_the_findings_are_those_of_the_rows_drawn(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -180,6 +185,7 @@ MALFORMED = [
     ("```markdown\n<!-- rl-resource-table 7b -->\n<!-- /rl-resource-table -->\n```\n", "2:1",
      "inside the code fence opened at line 4"),
     ("~~~~\n```\n  <!-- rl-resource-table 7b -->\n~~~~\n", "3:3", "inside the code fence opened at line 4"),
+    ("```\n```python\n<!-- rl-resource-table 7b -->\n```\n", "3:1", "inside the code fence opened at line 4"),
     ("<!-- rl-resource-table 8b -->\n<!-- /rl-resource-table -->\n", "1:24", "unknown size '8b'; did you mean '7B'?"),
     ("<!-- rl-resource-table 7b :colums: tag -->\n<!-- /rl-resource-table -->\n", "1:27",
      "unknown option ':colums:'"),
@@ -310,3 +316,27 @@ def test_markdown_never_lets_the_data_become_a_link(repo: Path, capsys: pytest.C
     assert not [t for t in tokens if t.type == "inline" and any(c.type == "link_open" for c in t.children or [])]
     assert cli.main(["render", "7b", "--format", "markdown", "--columns", "model, contributor"]) == 0
     assert capsys.readouterr().out in synced  # the block is what render draws
+
+
+def test_this_projects_readme_is_in_sync(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's block shows the 70B rows of data/: a data change without a sync fails here."""
+    monkeypatch.chdir(REPO)
+    status, out, _ = sync(capsys, "--check", "README.md")
+    assert (status, out) == (0, "rlresources: 1 block in 1 file, all up to date\n")
+
+
+def test_the_docs_example_is_what_sync_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/without-sphinx.rst shows a README before and after a sync, with this repository's data."""
+    page = (REPO / "docs" / "without-sphinx.rst").read_text("utf-8")
+    blocks = re.findall(r"\.\. code-block:: markdown\n\n((?:   .*\n|\n)+)", page)
+    before, after = (re.sub(r"^   ", "", block, flags=re.M).strip("\n") + "\n" for block in blocks[:2])
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "data", root / "data")
+    shutil.copytree(REPO / "examples", root / "examples")
+    (root / "pyproject.toml").write_text('[tool.rlresources]\ndata = "data"\nroot = "."\n', "utf-8")
+    (root / "README.md").write_text(before, "utf-8")
+    monkeypatch.chdir(root)
+    assert sync(capsys, "README.md") == (0, "rlresources: updated 2 of 2 blocks in 1 file (1 file written)\n", "")
+    assert (root / "README.md").read_text("utf-8").endswith(after)

@@ -107,8 +107,14 @@ def lines_of(text: str) -> list[_Line]:
 
 
 def _fence_closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes ``fence``: the same character, at least as many, and no info string."""
     match = _FENCE.fullmatch(line.rstrip())
-    return bool(match and match.group("fence")[0] == fence[0] and len(match.group("fence")) >= len(fence))
+    return bool(
+        match
+        and not match.group("info").strip()
+        and match.group("fence")[0] == fence[0]
+        and len(match.group("fence")) >= len(fence)
+    )
 
 
 def _fence_opens(line: str) -> str | None:

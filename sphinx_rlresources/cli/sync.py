@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import difflib
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,8 +130,8 @@ class Syncer:
     def __init__(self, dataset: DataSet, renderer: Renderer) -> None:
         self.dataset = dataset
         self.renderer = renderer
-        self.findings: dict[Diagnostic, None] = {}
-        """The data's findings for the rows drawn, once each, in the order first met."""
+        self.findings: dict[tuple[Diagnostic, str, str], Diagnostic] = {}
+        """The data's findings for the rows drawn, once each (a diagnostic compares by its place alone)."""
 
     def page(self, path: Path, text: str) -> Page:
         page = Page(path, relpath(path), text)
@@ -205,7 +206,7 @@ class Syncer:
             where = block.options[wrong.option].value
             problem(where.line, where.column, Subtype.OPTION, wrong.for_directive())
         for diag in row_findings(self.dataset, chosen):
-            self.findings.setdefault(diag)
+            self.findings.setdefault((diag, diag.subtype.code, diag.message), diag)
         for unreadable in chosen.unreadable:
             problem(
                 block.line,
@@ -223,7 +224,7 @@ def _pages(args: argparse.Namespace, root: Path, syncer: Syncer) -> list[Page]:
     unique: dict[Path, Path] = {}
     for name in args.files:
         path = Path(name)
-        unique.setdefault(path.resolve(), path)  # a file named twice is synced once
+        unique.setdefault(Path(os.path.normpath(path.absolute())), path)  # named twice: synced once, links unfollowed
     texts = [(path, read_page(root, path)) for path in unique.values()]  # every file read before any is written
     return [syncer.page(path, text) for path, text in texts]
 
@@ -256,7 +257,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     pages = _pages(args, root, syncer)
     for note in dataset.notes:  # a check that could not run (no git history): not a finding
         print(f"{PROG}: note: {note}", file=sys.stderr)
-    found: list[tuple[Diagnostic, list[str]]] = [(d, []) for d in syncer.findings]
+    found: list[tuple[Diagnostic, list[str]]] = [(d, []) for d in syncer.findings.values()]
     found += [(d, []) for page in pages for d in page.problems]
     for page in pages:
         for block, diff in page.outdated if args.check else []:

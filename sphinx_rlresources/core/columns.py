@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sphinx_rlresources.core.model import DataSet, Entry, size_order
 from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url
@@ -35,12 +35,12 @@ class CellContext:
         return None if self.dataset is None else self.dataset.estimates.get(entry.source)
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     """One column's answer for one row, which each front end only translates into nodes or markup.
 
     ``text`` has every unseen character shown as its code point and ``url`` passed the
-    one URL policy, so no front end can forget either.
+    one URL policy, so no front end can forget either.  (A named tuple: a table of
+    2,000 rows makes tens of thousands of them.)
     """
 
     text: str

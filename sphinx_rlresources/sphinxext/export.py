@@ -38,9 +38,11 @@ def _shown_path(path: Path, root: Path) -> str:
 def row_object(entry: Entry, source_path: str, context: CellContext) -> dict[str, Any]:
     """One row: the data file's fields, where it was written, and every column's cell as the table shows it.
 
-    ``cells`` holds each column's text and ``links`` the target (and title) of each
-    linked cell, so a column added to :data:`~sphinx_rlresources.core.columns.COLUMNS`
-    reaches readers of the file without a change here.
+    ``cells`` holds each column's text (empty ones left out: the file is read by
+    programs, and a 2,000-row site would carry thousands of empty strings) and
+    ``links`` the target and title of each linked cell, so a column added to
+    :data:`~sphinx_rlresources.core.columns.COLUMNS` reaches readers of the file
+    without a change here.
     """
     contributor = entry.contributor
     cells = {key: column.cell(entry, context) for key, column in COLUMNS.items()}
@@ -69,7 +71,7 @@ def row_object(entry: Entry, source_path: str, context: CellContext) -> dict[str
         "evidence": entry.evidence,
         "notes": entry.notes,
         "source": {"path": source_path, "line": entry.source.line},
-        "cells": {key: cell.text for key, cell in cells.items()},
+        "cells": {key: cell.text for key, cell in cells.items() if cell.text},
         "links": {key: {"url": cell.url, "title": cell.title} for key, cell in cells.items() if cell.url},
     }
 
