@@ -187,6 +187,8 @@ MALFORMED = [
     ("~~~~\n```\n  <!-- rl-resource-table 7b -->\n~~~~\n", "3:3", "inside the code fence opened at line 4"),
     ("```\n```python\n<!-- rl-resource-table 7b -->\n```\n", "3:1", "inside the code fence opened at line 4"),
     ("<!-- rl-resource-table 8b -->\n<!-- /rl-resource-table -->\n", "1:24", "unknown size '8b'; did you mean '7B'?"),
+    ("<!-- rl-resource-table qqq -->\n<!-- /rl-resource-table -->\n", "1:24",
+     "unknown size 'qqq'; the known sizes are: 7B, 70B, 405B"),
     ("<!-- rl-resource-table 7b :colums: tag -->\n<!-- /rl-resource-table -->\n", "1:27",
      "unknown option ':colums:'"),
     ("<!-- rl-resource-table 7b\n   :caption: Ours\n-->\n<!-- /rl-resource-table -->\n", "2:4",

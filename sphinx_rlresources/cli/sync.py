@@ -193,13 +193,13 @@ class Syncer:
         )
         if chosen.unknown is not None:
             unknown = chosen.unknown
-            near = f"; did you mean '{unknown.closest}'?" if unknown.closest else ""
+            near = f"did you mean '{unknown.closest}'? " if unknown.closest else ""
             known = ", ".join(unknown.known) or "(none: the data folder has no files)"
             problem(
                 size.line,
                 size.column,
                 Subtype.UNKNOWN_SIZE,
-                f"unknown size {shown(unknown.wanted)}{near} The known sizes are: {known}",
+                f"unknown size {shown(unknown.wanted)}; {near}the known sizes are: {known}",
             )
             return None
         for wrong in chosen.problems:
