@@ -261,7 +261,7 @@ def test_exit_2_on_a_broken_pyproject(repo: Path, capsys: pytest.CaptureFixture[
     assert (status, err) == (
         2,
         "rlresources: error: pyproject.toml: unknown key(s) in [tool.rlresources]: datas; the keys are: data, "
-        "root, scripts, script_url, script_ref, max_file_size\n",
+        "root, scripts, script_url, script_ref, naming, script_glob, max_file_size\n",
     )
     (repo / "pyproject.toml").write_text("[tool.rlresources]\nscripts = 3\n", encoding="utf-8")
     assert run(capsys, "lint")[0] == 2

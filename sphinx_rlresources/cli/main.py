@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from sphinx_rlresources import __version__
 from sphinx_rlresources.cli import estimate as estimate_command
 from sphinx_rlresources.cli import importer as import_command
+from sphinx_rlresources.cli import inspect as inspect_command
 from sphinx_rlresources.cli import lint as lint_command
 from sphinx_rlresources.cli import new as new_command
 from sphinx_rlresources.cli import render as render_command
@@ -131,6 +132,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_load_arguments(sync)
     sync.set_defaults(func=sync_command.run)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="show what a launch script or recipe config asks for",
+        description="Read each launch script or recipe config the way the checks do (never running it) and show "
+        "its framework and every setting a row is checked against, with the line that wrote it and where the "
+        "value comes from: set in the file, a default the script documents, --env, the framework's default, "
+        "or run time. Exit status: 0 every file was read, 1 a file has no launch this reader knows or has "
+        "mistakes of its own, 2 the command could not run.",
+    )
+    inspect_command.add_arguments(inspect)
+    inspect.set_defaults(func=inspect_command.run)
 
     imp = commands.add_parser(
         "import",

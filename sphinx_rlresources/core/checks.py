@@ -10,9 +10,11 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from sphinx_rlresources.core import crosscheck, git, naming, plausibility, rowscript
+from sphinx_rlresources.core import crosscheck, git, plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
+from sphinx_rlresources.core.namecheck import check_naming
+from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.scripts.reader import read_script
 from sphinx_rlresources.scripts.run import Run
@@ -199,86 +201,7 @@ def resolve_script(
     return real, None
 
 
-def _script_runs(run: Run | None, name: str) -> str | None:
-    """What the script itself settles for a field of its name (None: it does not say)."""
-    if run is None:
-        return None
-    found = {"gpunums": run.gpus, "infer": run.engine, "train": run.train_backend}.get(name)
-    if found is None or not crosscheck.known(found):
-        return None
-    return str(found.value)
-
-
-def check_naming(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
-    """The file name follows the rule and agrees with the row's values.
-
-    Where the script itself settles a field (``settings``: its GPUs, engine, backend),
-    the advice points toward what the script runs, as the cross-check's does: the row
-    and the name are both measured against the script, never the script against them.
-    """
-    filename = entry.script_name
-    want = naming.expected(
-        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
-    )
-    parsed, problem = naming.parse(filename)
-    if parsed is None:
-        return [
-            _diag(
-                entry,
-                "script",
-                Subtype.NAMING,
-                f"{problem}; name it by the rule {naming.RULE}, e.g. '{want.filename}'",
-            )
-        ]
-    row = {
-        "task": entry.task,
-        "gpunums": str(entry.gpus),
-        "device": entry.device,
-        "train": entry.train,
-        "infer": entry.infer,
-    }
-    got = {
-        "task": parsed.task,
-        "gpunums": str(parsed.gpus),
-        "device": parsed.device,
-        "train": parsed.train,
-        "infer": parsed.infer,
-    }
-    field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
-    found = []
-    want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
-    for name, value in row.items():
-        if value.lower() == got[name]:
-            continue
-        runs = _script_runs(settings, name)
-        if runs is None:
-            advice = f"fix the row, or rename the script to '{want_named.filename}'"
-        elif runs == got[name]:
-            advice = f"the script runs {name} '{runs}' as its name says: fix the row"
-        elif runs == value.lower():
-            advice = (
-                f"the script runs {field_of[name]} '{runs}' as the row says: "
-                f"rename the script to '{want_named.filename}'"
-            )
-        else:
-            toward = dict(got, **{name: runs})
-            renamed = naming.ScriptName(
-                parsed.model, toward["task"], int(toward["gpunums"]), toward["device"], toward["train"], toward["infer"]
-            )
-            advice = f"the script runs {name} '{runs}': fix the row, and rename the script to '{renamed.filename}'"
-        found.append(
-            _diag(
-                entry,
-                field_of[name],
-                Subtype.NAMING,
-                f"script name '{filename}' says {name} '{got[name]}' but the row says "
-                f"{field_of[name]} '{value}'; {advice}",
-            )
-        )
-    return found
-
-
-def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]:
+def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule = PRESETS["seed"]) -> dict[str, Path]:
     """Run the row checks over every readable row; return the scripts that may be used.
 
     With ``cross_check``, each row is also compared with what its script runs
@@ -322,12 +245,12 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
             scripts[entry.script] = path
             dataset.linkable.add(entry.script)
         run, data = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else (None, None)
-        dataset.diagnostics.extend(check_naming(entry, run))
+        dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
         check_plausible(dataset, entry, data)
     if pinned:
-        check_pinned(dataset, pinned, cross_check)
+        check_pinned(dataset, pinned, cross_check, rule)
     return scripts
 
 
@@ -353,7 +276,7 @@ def check_plausible(dataset: DataSet, entry: Entry, data: bytes | None) -> None:
         dataset.diagnostics.append(problem)
 
 
-def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None:
+def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: NamingRule = PRESETS["seed"]) -> None:
     """Check rows whose script is read from git at their ``script_ref``: one process for all."""
     limit = rowscript.MAX_SCRIPT_BYTES
     try:
@@ -396,7 +319,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None
                     f"script '{entry.script}' does not exist at {ref}; check the path, or the script_ref",
                 )
             )
-            dataset.diagnostics.extend(check_naming(entry, None))
+            dataset.diagnostics.extend(check_naming(entry, None, rule))
             continue
         dataset.linkable.add(entry.script)
         if blob.data is None:
@@ -413,7 +336,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None
         if cross_check and blob.data is not None:
             files = rowscript.RefFiles(dataset.root, ref)
             run = rowscript.run_of(blob.data, PurePosixPath(entry.script).as_posix(), entry.env, files)
-        dataset.diagnostics.extend(check_naming(entry, run))
+        dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
         check_plausible(dataset, entry, blob.data if cross_check else None)

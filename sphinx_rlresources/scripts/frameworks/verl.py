@@ -147,8 +147,8 @@ class _Reader:
             train_ep=self.get(f"{A}.megatron.expert_model_parallel_size", as_int, 1),
             train_cp=self.get(f"{A}.megatron.context_parallel_size", as_int, 1),
             ulysses_sp=first(
-                self.get(f"{A}.fsdp_config.ulysses_sequence_parallel_size", as_int),
-                self.get(f"{A}.ulysses_sequence_parallel_size", as_int, 1),
+                self.get(f"{A}.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
+                self.get(f"{A}.fsdp_config.ulysses_sequence_parallel_size", as_int, 1),
             ),
             lora_rank=lora,
             lora_targets=self.get(f"{M}.target_modules", as_text),
