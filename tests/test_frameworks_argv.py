@@ -108,3 +108,14 @@ def test_placeholders_are_no_model() -> None:
         assert as_model(text) is None
     assert as_model("Qwen/Qwen2.5-7B") == "Qwen/Qwen2.5-7B"
     assert as_model("'/root/Qwen3-4B'") == "/root/Qwen3-4B"
+
+
+def test_a_sum_with_a_framework_default_part_is_a_framework_default() -> None:
+    from sphinx_rlresources.scripts.frameworks.base import derived
+    from sphinx_rlresources.scripts.run import Found
+
+    actor = Found(4, Origin.DERIVED, 3, "actor 1 × 4")
+    reference = Found(8, Origin.FRAMEWORK_DEFAULT, 0, "reference 1 × 8")
+    assert derived(12, [actor, reference], "sum").origin is Origin.FRAMEWORK_DEFAULT
+    assert derived(8, [actor, actor], "sum").origin is Origin.DERIVED
+    assert derived(8, [actor, Found(4, Origin.ENV, 2)], "sum").origin is Origin.ENV
