@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks import openrlhf, verl
+from sphinx_rlresources.scripts.frameworks import openrlhf, slime, verl
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Problem, Run
@@ -43,6 +43,7 @@ class ConfigAdapter(NamedTuple):
 ADAPTERS: tuple[Adapter, ...] = (
     Adapter(verl.NAME, verl.claims, verl.read),
     Adapter(openrlhf.NAME, openrlhf.claims, openrlhf.read),
+    Adapter(slime.NAME, slime.claims, slime.read),
 )
 """In the order they are asked: the first to claim a command reads it."""
 CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = ()
