@@ -39,7 +39,7 @@ def test_arithmetic_tests_after_if_and_while_are_not_functions() -> None:
 
 
 def test_a_comment_inside_an_array_may_hold_quotes_and_brackets() -> None:
-    text = "ARGS=(\n   --a 1\n   # one CP rank's slice (see below\n   --b 2\n)\nrun \"${ARGS[@]}\"\n"
+    text = 'ARGS=(\n   --a 1\n   # one CP rank\'s slice (see below\n   --b 2\n)\nrun "${ARGS[@]}"\n'
     commands = interpret(text).commands
     assert [f.value for f in commands[-1].fields] == ["run", "--a", "1", "--b", "2"]
     assert [f.line for f in commands[-1].fields][1:] == [2, 2, 4, 4]

@@ -270,20 +270,25 @@ def test_a_deepspeed_sft_script_is_not_an_openrlhf_rl_launch() -> None:
 
 
 @pytest.mark.parametrize(
-    "flag",
-    ["--vllm.num_engines $ENGINES", "--vllm_num_engines $ENGINES"],
+    ("flags", "gpus"),
+    [
+        ("--train.colocate_all --vllm.num_engines $ENGINES", 8),  # the engines share the actor's 8 GPUs
+        ("--vllm.num_engines $ENGINES", None),  # engines of their own, how many unknown
+        ("--train.colocate_all --train.async_enable --vllm.num_engines $ENGINES", None),
+    ],
 )
-def test_engines_written_but_unknown_leave_the_engine_and_the_total_unknown(flag: str) -> None:
-    text = f"python3 -m openrlhf.cli.train_ppo_ray --train.colocate_all {flag} --actor.num_gpus_per_node 8\n"
-    run = read_file(text, "x.sh")
+def test_engines_written_but_unknown(flags: str, gpus: int | None) -> None:
+    text = f"python3 -m openrlhf.cli.train_ppo_ray {flags} --actor.num_gpus_per_node 8 --reward.remote_url u\n"
+    run = read_file(text + "", "x.sh")
     assert run.engine.value is None
-    assert run.gpus.value == 8 or run.gpus.value is None
-    if "_num" in flag:  # flat and dotted mixed: still no invented count
-        assert run.problems[0].kind == "deprecated"
+    assert run.gpus.value == gpus
+    assert run.roles[-1].name == "rollout"
+    assert run.roles[-1].gpus.value is None
 
 
 def test_without_vllm_engines_no_engine_is_invented() -> None:
-    run = read_file("python3 -m openrlhf.cli.train_ppo_ray --actor.num_gpus_per_node 2 --critic.num_gpus_per_node 2\n", "x.sh")
+    text = "python3 -m openrlhf.cli.train_ppo_ray --actor.num_gpus_per_node 2 --critic.num_gpus_per_node 2\n"
+    run = read_file(text, "x.sh")
     assert run.engine.value is None
     assert run.rollout_tp.value is None
     # actor 2 + reference 8 + critic 2 + reward model 8: OpenRLHF's defaults for the unsaid roles.

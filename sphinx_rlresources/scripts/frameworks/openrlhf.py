@@ -280,8 +280,10 @@ class _Reader:
             if not shared and not with_critic:
                 parts.append(("reward model", gpus))
         engines_share = bool(colocate_all.value) and is_async.value is False
-        if vllm.value is None:
-            unknown.append(vllm)
+        if vllm.value is None:  # on the actor's GPUs (however many engines), or unknown GPUs of their own
+            roles.append(Role("rollout", vllm, colocated_with="trainer" if engines_share else ""))
+            if not engines_share:
+                unknown.append(vllm)
         elif vllm.value > 0:
             roles.append(Role("rollout", vllm, colocated_with="trainer" if engines_share else ""))
             if not engines_share:
