@@ -293,3 +293,21 @@ def test_without_vllm_engines_no_engine_is_invented() -> None:
     assert run.rollout_tp.value is None
     # actor 2 + reference 8 + critic 2 + reward model 8: OpenRLHF's defaults for the unsaid roles.
     assert run.gpus.value == 20
+
+
+def test_an_elided_command_takes_no_default() -> None:
+    # As OpenRLHF's README writes it: "... # other training args".
+    text = (
+        "python3 -m openrlhf.cli.train_ppo_ray \\\n"
+        "  --actor.model_name_or_path meta-llama/Meta-Llama-3-8B \\\n"
+        "  --reward.remote_url /path/to/reward_func.py \\\n"
+        "  ... # other training args\n"
+    )
+    run = read_file(text, "README.sh")
+    assert settled(run) == {
+        "train_backend": "deepspeed",
+        "train_pp": 1,
+        "train_ep": 1,
+        "model": "meta-llama/Meta-Llama-3-8B",
+    }
+    assert run.gpus.value is None

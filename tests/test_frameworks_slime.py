@@ -255,3 +255,8 @@ def test_removed_flags_are_reported_and_an_old_critic_leaves_the_total_unknown()
 
 def test_a_python_train_py_without_slimes_flags_is_not_slime() -> None:
     assert read_file("python3 train.py --epochs 3 --lr 1e-4\n", "x.sh").framework is None
+
+
+def test_an_elided_command_takes_no_default() -> None:
+    run = read_file("python3 train.py --actor-num-nodes 2 --hf-checkpoint /root/m ...\n", "x.sh")
+    assert settled(run) == {"train_backend": "megatron", "lora_rank": 0, "model": "/root/m", "engine": "sglang"}

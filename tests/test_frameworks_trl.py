@@ -255,3 +255,8 @@ def test_a_server_only_script_says_the_servers_gpus_not_the_runs() -> None:
     assert run.gpus.value is None
     assert roles(run) == [("rollout", 2)]
     assert text("trl vllm-serve --model <model_name>\n").model.value is None
+
+
+def test_an_elided_command_takes_no_default() -> None:
+    run = text("trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --num_processes 4 ...\n")
+    assert settled(run) == {"gpus": 4, "model": "Qwen/Qwen2.5-0.5B", "algorithm": "grpo", "critic": False}

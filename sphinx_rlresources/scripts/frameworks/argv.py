@@ -113,6 +113,15 @@ def as_model(text: str) -> str | None:
     return None if value is None or PLACEHOLDER.search(value) else value
 
 
+ELISIONS = frozenset({"...", "…", "[...]", "<...>"})
+
+
+def elided(fields: Iterable[Field]) -> bool:
+    """Whether a command stands for more than it shows (``... # other training args`` in a README):
+    any flag may hide there, so no default can be taken for what it does not show."""
+    return any(field.value in ELISIONS for field in fields)
+
+
 def when(found: Found[T], test: Callable[[T], bool], written: str) -> Found[bool]:
     """A yes/no that follows from one setting (a critic for GAE), with its origin; unknown when the setting is."""
     if found.value is None:

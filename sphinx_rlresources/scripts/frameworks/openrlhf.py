@@ -24,7 +24,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, flags, launched, when, with_servers
+from sphinx_rlresources.scripts.frameworks.argv import (
+    as_model,
+    dangling_problems,
+    elided,
+    flags,
+    launched,
+    when,
+    with_servers,
+)
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_bool,
@@ -156,6 +164,7 @@ class _Reader:
         self.dotted = bool(dotted) or not flat
         self.mixed = bool(dotted) and bool(flat)
         self.flat_used = flat
+        self.elided = elided(launch.fields)
 
     def flag(self, key: str) -> Flag | None:
         setting = SETTINGS[key]
@@ -170,7 +179,7 @@ class _Reader:
         if flag is not None:
             return from_override(flag.override(), convert)
         setting = SETTINGS[key]
-        if setting.default is not None and (self.dotted or setting.flat_default):
+        if setting.default is not None and (self.dotted or setting.flat_default) and not self.elided:
             name = setting.dotted if self.dotted else setting.flat[0]
             return default(setting.default, f"--{name} (OpenRLHF's default: {setting.default})")
         return UNKNOWN
@@ -303,7 +312,7 @@ class _Reader:
         """vLLM's GPUs: engines × tensor parallel size (0 without ``--vllm.num_engines``)."""
         engines = self.get("vllm_engines", as_int)
         if not engines.line:
-            return default(0, "no --vllm.num_engines (OpenRLHF's default: no vLLM engines)")
+            return UNKNOWN if self.elided else default(0, "no --vllm.num_engines (OpenRLHF's default: no engines)")
         tp = self.get("vllm_tp", as_int)
         value = engines.value * tp.value if engines.value is not None and tp.value is not None else None
         return derived(value, [engines, tp], f"vLLM {engines.value} engines × TP {tp.value}")
@@ -314,6 +323,8 @@ class _Reader:
             flag = self.flag(key)
             if flag is not None:
                 return Found(False, Origin.SET, flag.line, flag.raw, flag.file)
+        if self.elided:
+            return UNKNOWN
         return default(True, "no --reward.remote_url: a reward model on GPUs of its own")
 
     def _problems(self, run: Run) -> list[Problem]:

@@ -25,7 +25,15 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, flags, launched, when, with_servers
+from sphinx_rlresources.scripts.frameworks.argv import (
+    as_model,
+    dangling_problems,
+    elided,
+    flags,
+    launched,
+    when,
+    with_servers,
+)
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_bool,
@@ -174,13 +182,14 @@ class _Reader:
         self.path = path
         self.launch = launch
         self.script = script
+        self.elided = elided(launch.fields)
 
     def get(self, name: str, convert: Callable[[str], T | None]) -> Found[T]:
         """A flag as written, else slime's (or Megatron's) default."""
         flag = self.flags.get(name)
         if flag is not None:
             return from_override(flag.override(), convert)
-        if name in DEFAULTS:
+        if name in DEFAULTS and not self.elided:
             return default(DEFAULTS[name], f"--{name} (slime's default: {DEFAULTS[name]})")
         return UNKNOWN
 
@@ -189,7 +198,9 @@ class _Reader:
 
     def flags_bool(self, name: str) -> Found[bool]:
         flag = self.flags.get(name)
-        return from_override(flag.override(), as_bool) if flag is not None else default(False, f"no --{name}")
+        if flag is not None:
+            return from_override(flag.override(), as_bool)
+        return UNKNOWN if self.elided else default(False, f"no --{name}")
 
     def run(self) -> Run:
         estimator = self.get("advantage-estimator", as_lower)
@@ -242,6 +253,8 @@ class _Reader:
             gradient_checkpointing=(
                 Found(True, Origin.SET, recompute.line, recompute.raw, recompute.file)
                 if recompute is not None and recompute.value
+                else UNKNOWN
+                if self.elided
                 else default(False, "no --recompute-granularity (Megatron recomputes nothing)")
             ),
             engine=UNKNOWN if train_only else default("sglang", "slime generates with SGLang only"),
@@ -323,7 +336,7 @@ class _Reader:
                 found.append(Found(True, Origin.SET, both.line, both.raw, both.file))
             elif colocate.value:
                 found.append(Found(True, Origin.DERIVED, colocate.line, f"--colocate implies --offload-{part}"))
-            elif colocate.value is False:
+            elif colocate.value is False and not self.elided:
                 found.append(default(False, f"no --offload-{part}"))
             else:
                 found.append(UNKNOWN)

@@ -28,7 +28,7 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.files import candidates
 from sphinx_rlresources.scripts.frameworks import accelerate
-from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, visible_devices, when
+from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, flags, visible_devices, when
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_bool,
@@ -235,6 +235,8 @@ class _Reader:
         self.path = path
         self.config = self._trl_config()
         self.own = launch.trainer
+        self.elided = elided(launch.command.fields)
+        """``... # more args``: what the command does not show may be anything, so TRL's defaults are not taken."""
         self.problems: list[Problem] = []
 
     # -- values -----------------------------------------------------------------------------
@@ -245,7 +247,7 @@ class _Reader:
             return from_override(flag.override(), convert)
         if name in self.config:
             return self.config[name]  # type: ignore[return-value]
-        if own_default and self.own is not None:
+        if own_default and self.own is not None and not self.elided:
             defaults = {**COMMON_DEFAULTS, **DEFAULTS.get(self.own, {})}
             if name in defaults:
                 return default(defaults[name], f"--{name} (TRL's default for {self.own}: {defaults[name]})")
@@ -407,7 +409,7 @@ class _Reader:
         if self.servers:
             server = self.servers[0].command
             return Found("server", Origin.DERIVED, server.line, "the script starts trl vllm-serve")
-        if use_vllm.value and self.own is not None:
+        if use_vllm.value and self.own is not None and not self.elided:
             return default("colocate", "--vllm_mode (TRL's default: colocate)")
         return UNKNOWN
 
