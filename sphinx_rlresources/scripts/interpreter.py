@@ -33,6 +33,8 @@ RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
 MAX_COMMANDS = 5000
 """The most commands one reading records (a launcher has a few dozen)."""
 MAX_CALL_DEPTH = 8
+LOOP_HEADS = frozenset({"for", "select", "while", "until", "if", "elif"})
+"""Words that ``((...))`` may follow: an arithmetic loop or test, never a function's name."""
 MAX_SOURCE_DEPTH = 4
 
 
@@ -121,6 +123,9 @@ class Interpreter(Expander):
             if self.cases and self.cases[-1].in_pattern and token.text in ("|", ")", "\n", "("):
                 self._pattern(words, token.text)
                 words = [] if token.text in (")", "|") else words
+                continue
+            if token.text == "(" and words and self._literal(words[-1]) in LOOP_HEADS:
+                index = _after_parens(tokens, index)  # for ((i = 0; i < n; i++)): a loop, not a function
                 continue
             if token.text == "(" and words:
                 index = self._define(self._literal(words[-1]) or "", tokens, index)
@@ -391,6 +396,17 @@ class Interpreter(Expander):
         if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
             value, tail = None, ""
         self.assign(name, Value(value, expanded.missing, tail, origin if value is not None else "runtime"))
+
+
+def _after_parens(tokens: list[Token], index: int) -> int:
+    """The index after the ``)`` closing the ``(`` just before ``index``."""
+    depth = 1
+    while index < len(tokens) and depth:
+        token = tokens[index]
+        index += 1
+        if isinstance(token, Op) and token.text in ("(", ")"):
+            depth += 1 if token.text == "(" else -1
+    return index
 
 
 __all__ = ["MAX_NESTING", "Command", "Interpreter", "Op"]

@@ -103,8 +103,8 @@ def derived(value: T | None, parts: Iterable[Found[object]], written: str) -> Fo
     if value is None or any(p.value is None for p in items):
         line = next((p.line for p in items if p.line), 0)
         return Found(None, Origin.UNKNOWN if not any(p.line for p in items) else Origin.RUNTIME, line, written)
-    order = [Origin.SET, Origin.SCRIPT_DEFAULT, Origin.ENV, Origin.FRAMEWORK_DEFAULT]
-    weakest = max((p.origin for p in items), key=lambda o: order.index(o) if o in order else len(order))
+    rank = {Origin.SET: 0, Origin.DERIVED: 0, Origin.SCRIPT_DEFAULT: 1, Origin.ENV: 2, Origin.FRAMEWORK_DEFAULT: 3}
+    weakest = max((p.origin for p in items), key=lambda o: rank.get(o, len(rank)))
     line = next((p.line for p in items if p.line), 0)
     return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written)
 
