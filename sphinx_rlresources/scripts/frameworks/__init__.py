@@ -67,7 +67,7 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
 def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
     """What a recipe config asks for (NeMo-RL, ROLL, an accelerate config...); never raises."""
     try:
-        document = load(text)
+        document = load(text, merge_keys=True)
     except YamlError as err:
         first = err.problems[0]
         return Run(path=path, problems=(Problem(first.line, f"the config is not valid YAML: {first.message}"),))
