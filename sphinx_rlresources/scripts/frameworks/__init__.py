@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks import verl
+from sphinx_rlresources.scripts.frameworks import nemorl, verl
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Problem, Run
@@ -40,9 +40,14 @@ class ConfigAdapter(NamedTuple):
     read: Callable[[YamlDocument, str, Files | None], Run]
 
 
-ADAPTERS: tuple[Adapter, ...] = (Adapter(verl.NAME, verl.claims, verl.read),)
+ADAPTERS: tuple[Adapter, ...] = (
+    Adapter(verl.NAME, verl.claims, verl.read),
+    Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
+)
 """In the order they are asked: the first to claim a command reads it."""
-CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = ()
+CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
+    ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
+)
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
