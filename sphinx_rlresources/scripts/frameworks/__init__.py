@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks import nemorl, verl
+from sphinx_rlresources.scripts.frameworks import nemorl, roll, verl
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Problem, Run
@@ -46,6 +46,7 @@ ADAPTERS: tuple[Adapter, ...] = (
 )
 """In the order they are asked: the first to claim a command reads it."""
 CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
+    ConfigAdapter(roll.NAME, roll.claims, roll.read),
     ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
