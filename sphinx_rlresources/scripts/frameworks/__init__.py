@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks import nemorl, roll, skyrl, verl
+from sphinx_rlresources.scripts.frameworks import nemorl, openinstruct, roll, skyrl, verl
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Problem, Run
@@ -44,6 +44,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(verl.NAME, verl.claims, verl.read),
     Adapter(skyrl.NAME, skyrl.claims, skyrl.read),
     Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
+    Adapter(openinstruct.NAME, openinstruct.claims, openinstruct.read),
 )
 """In the order they are asked: the first to claim a command reads it."""
 CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
