@@ -121,8 +121,8 @@ class Interpreter(Expander):
                 words.append(token)
                 continue
             if self.cases and self.cases[-1].in_pattern and token.text in ("|", ")", "\n", "("):
-                self._pattern(words, token.text)
-                words = [] if token.text in (")", "|") else words
+                ended = self._pattern(words, token.text)
+                words = [] if ended or token.text in (")", "|") else words
                 continue
             if token.text == "(" and words and self._literal(words[-1]) in LOOP_HEADS:
                 index = _after_parens(tokens, index)  # for ((i = 0; i < n; i++)): a loop, not a function
@@ -143,6 +143,8 @@ class Interpreter(Expander):
             if token.text in (";;", ";&") and self.cases:
                 self.command(words, after)
                 words = []
+                if not self.cases:  # the branch's own words closed the case: nothing left to reset
+                    continue
                 case = self.cases[-1]
                 case.running, case.in_pattern, case.patterns = False, True, []
                 continue
@@ -151,20 +153,24 @@ class Interpreter(Expander):
             after = token.text
         self.command(words, after)
 
-    def _pattern(self, words: list[Word], op: str) -> None:
-        """Collect a case branch's patterns; at ``)`` decide whether its body runs."""
+    def _pattern(self, words: list[Word], op: str) -> bool:
+        """Collect a case branch's patterns; at ``)`` decide whether its body runs.
+
+        True when the words were the ``esac`` that ends the case: they are used up, or a
+        nested ``esac`` would end the enclosing case a second time.
+        """
         case = self.cases[-1]
         for word in words:
             text = self._literal(word)
             if text == "esac":
                 self._end_case()
-                return
+                return True
             if text is None:
                 found = self.expand(word.parts)
                 text = found.value
             case.patterns.append(text)
         if op != ")":
-            return
+            return False
         case.in_pattern = False
         if case.subject is None:
             case.running = True  # which branch runs is unknown: each one's assignments become unknown
@@ -173,6 +179,7 @@ class Interpreter(Expander):
         else:
             case.running = False
         case.patterns = []
+        return False
 
     def _end_case(self) -> None:
         self.cases.pop()
@@ -281,7 +288,7 @@ class Interpreter(Expander):
     def _delegate(self, words: list[Word]) -> bool:
         """``bash other.sh ARGS``: the other script is the launch, with ARGS as its ``$@`` (read, not run)."""
         target = self.expand(words[1].parts)
-        if target.value is None or not target.value.endswith(".sh") or self.files is None:
+        if not (target.value or target.tail).endswith(".sh") or self.files is None:  # "$SCRIPT_DIR/x.sh" too
             return False
         if self.depth >= MAX_SOURCE_DEPTH or not self.spend(1000):
             return False

@@ -14,7 +14,17 @@ from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks import accelerate, openrlhf, slime, trl, verl
+from sphinx_rlresources.scripts.frameworks import (
+    accelerate,
+    nemorl,
+    openinstruct,
+    openrlhf,
+    roll,
+    skyrl,
+    slime,
+    trl,
+    verl,
+)
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Problem, Run
@@ -45,9 +55,16 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(openrlhf.NAME, openrlhf.claims, openrlhf.read),
     Adapter(slime.NAME, slime.claims, slime.read),
     Adapter(trl.NAME, trl.claims, trl.read),
+    Adapter(skyrl.NAME, skyrl.claims, skyrl.read),
+    Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
+    Adapter(openinstruct.NAME, openinstruct.claims, openinstruct.read),
 )
 """In the order they are asked: the first to claim a command reads it."""
-CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (ConfigAdapter(accelerate.NAME, accelerate.claims, accelerate.read),)
+CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
+    ConfigAdapter(accelerate.NAME, accelerate.claims, accelerate.read),
+    ConfigAdapter(roll.NAME, roll.claims, roll.read),
+    ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
+)
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")
 
@@ -72,7 +89,7 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
 def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
     """What a recipe config asks for (NeMo-RL, ROLL, an accelerate config...); never raises."""
     try:
-        document = load(text)
+        document = load(text, merge_keys=True)
     except YamlError as err:
         first = err.problems[0]
         return Run(path=path, problems=(Problem(first.line, f"the config is not valid YAML: {first.message}"),))
