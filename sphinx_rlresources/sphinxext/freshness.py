@@ -8,8 +8,6 @@ alone.
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -33,14 +31,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_STALE_MARKER = "(stale)"
 
 
-def today() -> dt.date:
-    """The build's day: ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).date()
-    return dt.datetime.now(tz=dt.timezone.utc).date()
-
-
 def _marker(text: str, kind: str) -> nodes.inline:
     return nodes.inline(text, text, classes=["rlresources-marker", f"rlresources-marker-{kind}"])
 
@@ -52,7 +42,7 @@ def markers(entry: Entry, env: BuildEnvironment) -> list[tuple[str, str]]:
     stale_text = config.rlresources_stale_marker
     if stale_text and entry.source in get_dataset(env).stale:
         found.append(("stale", _(DEFAULT_STALE_MARKER) if stale_text == DEFAULT_STALE_MARKER else stale_text))
-    if freshness.is_older(entry.tested, config.rlresources_max_age_days, today()):
+    if freshness.is_older(entry.tested, config.rlresources_max_age_days, freshness.today()):
         found.append(("outdated", _("(outdated)")))
     if config.rlresources_mark_unverified and not entry.evidence:
         found.append(("unverified", _("(unverified)")))
