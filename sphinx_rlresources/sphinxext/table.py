@@ -177,6 +177,10 @@ class RLResourceTable(RLResourceDirective):
             target = safe_url(entry.evidence)
         if target:
             return nodes.reference(text, text, refuri=target)
+        if not text and key == "maxbatch":
+            # 5 of the seed page's 12 rows: an empty cell read as "unlimited" or "zero"; it means neither
+            said = _("not measured")
+            return nodes.inline(said, said, classes=["rlresources-not-measured"])
         return nodes.Text(text) if text else None
 
     def _link(self, entry: Entry, dataset: DataSet) -> nodes.Node:
