@@ -301,8 +301,8 @@ def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
     assert labels[3] == "7B GRPO-LoRA: no RECOMMENDED yet"
     (para,) = [p for p in doctree.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
     assert para.astext() == (
-        "7 of the 12 size, task and tag combinations have no configuration yet, above all a MIN configuration "
-        "for 405B and a RECOMMENDED configuration for 70B, 405B. Contribute one."
+        "7 of the 12 combinations of size, task and tag have no configuration yet. Most wanted: a MIN "
+        "configuration for 405B, and a RECOMMENDED configuration for 70B and 405B. Contribute one."
     )
     html = (Path(app.outdir) / "coverage.html").read_text(encoding="utf-8")
     assert (
@@ -313,8 +313,8 @@ def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
     empty = app.env.get_doctree("empty")
     (para,) = [p for p in empty.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
     assert para.astext().startswith(
-        "2 of the 4 size, task and tag combinations have no configuration yet, above all a RECOMMENDED "
-        "configuration, which no size has yet."
+        "2 of the 4 combinations of size, task and tag have no configuration yet. Most wanted: a RECOMMENDED "
+        "configuration for any size (none has one yet)."
     )
     assert list(empty.findall(addnodes.pending_xref)) or 'href="plain.html"' in (
         Path(app.outdir) / "empty.html"
