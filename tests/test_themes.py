@@ -380,6 +380,13 @@ def test_narrow_screens_show_each_row_as_a_card(browser: Any, sites: Any, theme:
     for row in tops:
         for (top, bottom), (next_top, _next_bottom) in itertools.pairwise(row):
             assert bottom - top >= 10 and next_top >= bottom - 0.5, row
+    # nothing empty is left under the last card (sphinx-rtd-theme drew a bordered strip there)
+    gaps = browser.execute_script(
+        "return Array.from(document.querySelectorAll('table.rlresources-table, table.rlresources-estimate'))"
+        ".map(t => { const rows = Array.from(t.querySelectorAll('tbody tr')).filter(r => r.offsetHeight);"
+        " return t.getBoundingClientRect().bottom - rows[rows.length - 1].getBoundingClientRect().bottom; })"
+    )
+    assert all(gap <= 1 for gap in gaps), gaps
 
 
 @pytest.mark.parametrize("site", sorted(SITES))

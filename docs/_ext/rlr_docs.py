@@ -28,7 +28,7 @@ from sphinx_rlresources.estimator.devices import DEVICES
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["colwidths-given"])
+    table = nodes.table(classes=["colwidths-given", "rlr-docs-table"])  # wraps in every theme: _static/rlr-docs.css
     tgroup = nodes.tgroup(cols=len(headers))
     table += tgroup
     for width in widths:
