@@ -45,9 +45,9 @@ def test_table_is_a_list_table_doctree(app: Any) -> None:
         "Tag", "Model", "Task", "Resource", "MaxBatch", "Train", "Infer", "Link", "Contributor"
     ]  # fmt: skip
     assert body(table) == [
-        ["MIN", "Qwen2-70B", "GRPO", "32*H20", "", "fsdp", "vllm0.8.2",
+        ["MIN", "Qwen2-70B", "GRPO", "32*H20", "not measured", "fsdp", "vllm0.8.2",
          "qwen2-70b_grpo_32_h20_fsdp_vllm.sh", "Xiangyongan"],
-        ["MIN", "Qwen2-70B", "GRPO", "32*H800", "", "fsdp", "vllm0.8.3",
+        ["MIN", "Qwen2-70B", "GRPO", "32*H800", "not measured", "fsdp", "vllm0.8.3",
          "qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "Xiangyongan"],
         ["MIN", "Qwen2.5-72B", "GRPO-LoRA", "8*H100", "176", "fsdp", "vllm0.8.3",
          "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh", "SimonHuang"],

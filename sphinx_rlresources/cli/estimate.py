@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from sphinx_rlresources.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    PROG,
     CliError,
     data_and_root,
     load_options,
@@ -46,32 +48,67 @@ PHASES = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", metavar="MODEL|CONFIG.json", help="a bundled model name or a config.json path")
-    parser.add_argument("--task", default="GRPO", help="GRPO, GRPO-LoRA, PPO, DAPO, ... (default GRPO)")
-    parser.add_argument("--gpus", type=positive(), help="GPUs in all (default 8; with --min-gpus, searched)")
-    parser.add_argument("--device", help=f"one of {', '.join(DEVICES)}")
-    parser.add_argument("--lora-rank", type=positive(), help="LoRA rank (a task ending in -LoRA means 32)")
-    offload = parser.add_mutually_exclusive_group()
-    offload.add_argument("--offload", dest="offload", action="store_true", default=None, help="offload states to host")
-    offload.add_argument("--no-offload", dest="offload", action="store_false", help="keep states on GPU (default)")
-    parser.add_argument("--prompt-length", type=positive(), help="tokens (default 512)")
-    parser.add_argument("--response-length", type=positive(), help="tokens (default 1024)")
-    parser.add_argument("--micro-batch", type=positive(), help="sequences per GPU per step (default 1)")
-    parser.add_argument("--rollout-tp", type=positive(), help="rollout tensor parallelism (default: the best)")
-    parser.add_argument(
+    run = parser.add_argument_group(
+        "a run described by flags", "--model and --device are needed together; the rest have defaults"
+    )
+    run.add_argument(
+        "--model",
+        metavar="MODEL",
+        help="a bundled model name (Qwen2.5-7B, Llama-3.1-8B, ...) or a config.json path; needed, with "
+        "--device, unless --row (a name read as another bundled one is said on stderr)",
+    )
+    run.add_argument(
+        "--device",
+        metavar="DEVICE",
+        help=f"one of {', '.join(DEVICES)}; needed, with --model, unless --row (A100 is A100-80G: a name "
+        "read as another is said on stderr)",
+    )
+    run.add_argument("--task", metavar="TASK", default="GRPO", help="GRPO, GRPO-LoRA, PPO, DAPO, ... (default GRPO)")
+    run.add_argument("--gpus", metavar="N", type=positive(), help="GPUs in all (default 8; with --min-gpus, searched)")
+    run.add_argument(
+        "--lora-rank",
+        metavar="RANK",
+        type=positive(),
+        help="LoRA rank (default: 32 for a task ending in -LoRA, else none)",
+    )
+    offload = run.add_mutually_exclusive_group()
+    offload.add_argument(
+        "--offload", dest="offload", action="store_true", default=None, help="offload parameters and optimizer to host"
+    )
+    offload.add_argument("--no-offload", dest="offload", action="store_false", help="keep them on the GPUs (default)")
+    run.add_argument("--prompt-length", metavar="TOKENS", type=positive(), help="prompt tokens (default 512)")
+    run.add_argument("--response-length", metavar="TOKENS", type=positive(), help="response tokens (default 1024)")
+    run.add_argument("--micro-batch", metavar="SEQS", type=positive(), help="sequences per GPU per step (default 1)")
+    run.add_argument(
+        "--rollout-tp",
+        metavar="TP",
+        type=positive(),
+        help="rollout tensor parallelism (default: the one that fits best)",
+    )
+    run.add_argument(
         "--gpu-memory-utilization",
+        metavar="FRACTION",
         type=_fraction,
         default=0.5,
         help="the engine's share of the device (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static; "
         "default 0.5, verl's)",
     )
-    parser.add_argument("--engine", choices=ENGINES, default="vllm", help="the rollout engine (default vllm)")
-    parser.add_argument(
-        "--no-gradient-checkpointing", dest="checkpointing", action="store_false", help="keep every activation"
+    run.add_argument("--engine", choices=ENGINES, default="vllm", help="the rollout engine (default vllm)")
+    run.add_argument(
+        "--no-gradient-checkpointing",
+        dest="checkpointing",
+        action="store_false",
+        help="keep every activation (default: gradient checkpointing on)",
     )
-    parser.add_argument("--min-gpus", action="store_true", help="search the fewest GPUs of the device that fit")
-    parser.add_argument("--row", metavar="FILE:LINE", help="estimate a row of the data, with its script's settings")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format")
+    run.add_argument("--min-gpus", action="store_true", help="search the fewest GPUs of the device that fit")
+    row = parser.add_argument_group("a row of the data")
+    row.add_argument(
+        "--row",
+        metavar="FILE:LINE",
+        help="estimate the row at (or starting before) LINE of a data file, with its script's settings; "
+        "needed instead of --model and --device",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format (default text)")
 
 
 def _fraction(text: str) -> float:
@@ -84,9 +121,20 @@ def _fraction(text: str) -> float:
     return value
 
 
+def said_as(flag: str, given: str, name: str) -> None:
+    """Say on stderr when a name was read as another (``A100`` is A100-80G), so no one is surprised later.
+
+    Case alone is not worth a line; any other difference is, since the output then
+    describes a different device or model than the one typed.
+    """
+    if given.strip().lower() != name.lower():
+        print(f"{PROG}: note: {flag} '{given}' is read as {name}", file=sys.stderr)
+
+
 def architecture(name: str) -> Architecture:
     found = bundled(name)
     if found is not None:
+        said_as("--model", name, found.name)
         return found
     if name.endswith(".json") or ("/" in name and Path(name).exists()):
         try:
@@ -111,10 +159,12 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
     gpus = args.gpus or 8
     if args.rollout_tp and not args.min_gpus and (args.rollout_tp > gpus or gpus % args.rollout_tp):
         raise CliError(f"--rollout-tp {args.rollout_tp} must divide --gpus {gpus}")
+    device = canonical(args.device) or args.device
+    said_as("--device", args.device, device)
     return Plan(
         task=args.task,
         gpus=gpus,
-        device=canonical(args.device) or args.device,
+        device=device,
         device_gib=gib,
         lora_rank=lora,
         param_offload=bool(args.offload),

@@ -47,7 +47,7 @@ from sphinx_rlresources.safe.text import one_line, shown
 
 ROW_OPTIONS = ("columns", "sort", *cols.FILTERS)
 """The directive's options that choose rows, columns and order: all a Markdown table can use."""
-SPHINX_ONLY = ("caption", "name", "class", "widths", "align", "filter")
+SPHINX_ONLY = ("caption", "name", "class", "widths", "align", "filter", "markers")
 """The directive's other options, which style or name a Sphinx table and mean nothing in Markdown."""
 MAX_PAGE_BYTES = 10 * 1024 * 1024
 """The largest Markdown file read: a README is a few KiB, and the whole file is held to rewrite it."""
