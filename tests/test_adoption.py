@@ -12,6 +12,8 @@ The other tests cover each of the six problems found there, one by one.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -288,6 +290,23 @@ def test_the_log_says_how_many_findings_failed_the_build(tmp_path: Path, capsys:
         out[-2],
     )
     assert "build finished with problems" in out[-1]
+
+
+@pytest.mark.parametrize("flags", [(), ("-W", "--keep-going"), ("-j", "2")], ids=["plain", "-W", "-j 2"])
+def test_each_finding_is_counted_once(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    """The count equals the findings printed: Sphinx hands a page's held-back warnings to the logger twice."""
+    root = small_project(tmp_path, 'rlresources_fail_on = "warning"\n', 16)
+    for n in range(3):
+        (root / f"p{n}.rst").write_text(f"P{n}\n==\n\n.. rl-resource-table:: 70b\n", "utf-8")  # unknown size
+    (root / "index.rst").write_text("T\n=\n\n.. rl-resource-table:: 7b\n\n.. toctree::\n\n   p0\n   p1\n   p2\n", "utf-8")
+    log = root / "log.txt"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        build_main(["-E", *flags, "-w", str(log), str(root), str(root / "_build")])
+    printed = log.read_text("utf-8").count("[rlresources.")
+    summary = re.search(r"rlresources: (\d+) findings? at or above 'warning'", out.getvalue())
+    assert printed >= 5 and summary is not None
+    assert int(summary.group(1)) == printed
 
 
 # -- 3. one configuration -----------------------------------------------------------------

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 _SUBTYPES = {s.value: s for s in Subtype}
+COUNTED = "rlresources_counted"
 
 
 class FindingCounter(logging.Handler):
@@ -33,8 +34,11 @@ class FindingCounter(logging.Handler):
         self.counts = {"error": 0, "warning": 0}
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(record, "type", None) != WARNING_TYPE:
+        if getattr(record, "type", None) != WARNING_TYPE or getattr(record, COUNTED, False):
             return
+        # Sphinx holds a page's warnings back while it reads (pending_warnings) and then hands
+        # the same records to the logger again; a record is counted the first time only.
+        setattr(record, COUNTED, True)
         subtype = str(getattr(record, "subtype", "") or "")
         if is_suppressed_warning(WARNING_TYPE, subtype, self.app.config.suppress_warnings):
             return
