@@ -298,7 +298,8 @@ def test_each_finding_is_counted_once(tmp_path: Path, flags: tuple[str, ...]) ->
     root = small_project(tmp_path, 'rlresources_fail_on = "warning"\n', 16)
     for n in range(3):
         (root / f"p{n}.rst").write_text(f"P{n}\n==\n\n.. rl-resource-table:: 70b\n", "utf-8")  # unknown size
-    (root / "index.rst").write_text("T\n=\n\n.. rl-resource-table:: 7b\n\n.. toctree::\n\n   p0\n   p1\n   p2\n", "utf-8")
+    toctree = ".. toctree::\n\n   p0\n   p1\n   p2\n"
+    (root / "index.rst").write_text(f"T\n=\n\n.. rl-resource-table:: 7b\n\n{toctree}", "utf-8")
     log = root / "log.txt"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
