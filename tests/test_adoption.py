@@ -45,7 +45,7 @@ python3 -m verl.trainer.main_ppo \\
 """
 #: (size folder, file name, model, gpus the script runs, lora rank)
 SCRIPTS = [
-    ("0.5b", "qwen2-0.5b_grpo-lora_1_h100_fsdp_vllm.sh", "Qwen2.5-0.5B", 1, 32),
+    ("0.5b", "qwen2.5-0.5b_grpo-lora_1_h100_fsdp_vllm.sh", "Qwen2.5-0.5B", 1, 32),
     ("7b", "qwen2-7b_grpo_8_h100_fsdp_vllm.sh", "Qwen2.5-7B", 8, 0),
     ("7b", "qwen2-7b_grpo_4_h800_fsdp_vllm.sh", "Qwen2.5-7B", 4, 0),
 ]

@@ -358,7 +358,7 @@ def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_p
         text = tex.read_text(encoding="utf-8")
         assert "✓" not in text and "<svg" not in text and "rlresources-filter" not in text
         assert "32 (H20, H800)" in text
-        assert "yes" in text and "qwen2\\sphinxhyphen{}72b" in text.replace("{-}", "\\sphinxhyphen{}")
+        assert "yes" in text and "qwen2.5\\sphinxhyphen{}72b" in text.replace("{-}", "\\sphinxhyphen{}")
     if builder in ("epub", "singlehtml", "dirhtml"):
         pages = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.*html"))
         assert 'data-rl-gpus="32"' in pages and "<svg" in pages
@@ -393,20 +393,20 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
     assert data["rows"][1] == {
         "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "gpus": 1, "device": "H100",
         "max_batch": 16, "train": "fsdp", "infer": "vllm", "infer_version": "0.8.3",
-        "script": "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh", "script_ref": None,
-        "script_url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+        "script": "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", "script_ref": None,
+        "script_url": "https://example.org/main/examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
         "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
         "model_id": None, "tested": None, "evidence": None, "notes": None,
         "source": {"path": "data/7b.yaml", "line": 15},
         # every column's cell as the table shows it, and the linked ones' targets
         "cells": {
             "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "resource": "1*H100",
-            "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+            "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
             "contributor": "SimonHuang", "estimate": "≥ 14 GiB/GPU",  # empty cells are left out
         },
         "links": {
             "link": {
-                "url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+                "url": "https://example.org/main/examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
                 "title": None,
             },
         },

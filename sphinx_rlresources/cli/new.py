@@ -270,7 +270,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         elif rule.name == "seed":
             out.write(
                 "no name can be suggested (the device is never in the script); name it like "
-                "qwen2-7b_grpo-lora_8_h100_fsdp_vllm.sh\n"
+                "qwen2.5-7b_grpo-lora_8_h100_fsdp_vllm.sh\n"
             )
         out.write("no row was written; rename the script, then run rlresources new again\n")
         return EXIT_FINDINGS

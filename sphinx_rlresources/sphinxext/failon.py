@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sphinx.util.logging import is_suppressed_warning
 
 from sphinx_rlresources.core.diagnostics import WARNING_TYPE, Subtype
-from sphinx_rlresources.sphinxext.warnings import info
+from sphinx_rlresources.sphinxext.warnings import LEVEL, info
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -43,7 +43,8 @@ class FindingCounter(logging.Handler):
         if is_suppressed_warning(WARNING_TYPE, subtype, self.app.config.suppress_warnings):
             return
         found = _SUBTYPES.get(subtype)
-        self.counts[found.level if found else "error"] += 1
+        level = getattr(record, LEVEL, None) or (found.level if found else "error")
+        self.counts["warning" if level == "warning" else "error"] += 1
 
     def failing(self, level: str) -> int:
         """How many findings are at or above ``level``."""

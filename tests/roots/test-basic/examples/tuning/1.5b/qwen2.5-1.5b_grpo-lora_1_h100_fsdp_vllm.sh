@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# MIN configuration: Qwen2.5-72B GRPO-LoRA on 8*H100 (fsdp + vllm 0.8.3).
+# MIN configuration: Qwen2.5-1.5B GRPO-LoRA on 1*H100 (fsdp + vllm 0.8.3).
 # Sample launcher kept by sphinx-rlresources; the docs table links to it and the
 # build checks that it agrees with its row.
 set -x
 
-MODEL_PATH=Qwen/Qwen2.5-72B-Instruct
+MODEL_PATH=Qwen/Qwen2.5-1.5B-Instruct
 
 python3 -m verl.trainer.main_ppo \
     algorithm.adv_estimator=grpo \
     data.train_files=data/gsm8k/train.parquet \
     data.val_files=data/gsm8k/test.parquet \
-    data.train_batch_size=176 \
+    data.train_batch_size=128 \
     data.max_prompt_length=512 \
     data.max_response_length=1024 \
     actor_rollout_ref.model.path=$MODEL_PATH \
@@ -26,7 +26,7 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.rollout.n=5 \
     trainer.logger=['console'] \
     trainer.project_name=verl_tuning \
-    trainer.experiment_name=qwen2-72b_grpo-lora_8_h100_fsdp_vllm \
-    trainer.n_gpus_per_node=8 \
+    trainer.experiment_name=qwen2.5-1.5b_grpo-lora_1_h100_fsdp_vllm \
+    trainer.n_gpus_per_node=1 \
     trainer.nnodes=1 \
     trainer.total_epochs=1 $@

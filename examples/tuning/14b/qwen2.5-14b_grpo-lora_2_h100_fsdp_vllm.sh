@@ -26,7 +26,7 @@ python3 -m verl.trainer.main_ppo \
     actor_rollout_ref.rollout.n=5 \
     trainer.logger=['console'] \
     trainer.project_name=verl_tuning \
-    trainer.experiment_name=qwen2-14b_grpo-lora_2_h100_fsdp_vllm \
+    trainer.experiment_name=qwen2.5-14b_grpo-lora_2_h100_fsdp_vllm \
     trainer.n_gpus_per_node=2 \
     trainer.nnodes=1 \
     trainer.total_epochs=1 $@
