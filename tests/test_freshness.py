@@ -344,3 +344,24 @@ def test_lint_stale_without_history_notes_on_stderr(
     assert captured.err == (
         f"rlresources: note: the staleness check is skipped: {resolved} is not inside a git checkout\n"
     )
+
+
+@pytest.mark.sphinx("html", testroot="freshness", srcdir="freshness-role-bug")
+def test_a_bug_in_the_role_is_a_warning_as_in_the_directives(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The role shares the directives' guard: a bug is one rlresources.internal warning per use, the page builds."""
+    from sphinx_rlresources.sphinxext import freshness as sphinx_freshness
+
+    def boom(*_args: object) -> tuple[str, str]:
+        raise ValueError("boom")
+
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(Path(app.srcdir).parent))
+    monkeypatch.setattr(sphinx_freshness.freshness, "last_updated", boom)
+    app.build()
+    internal = [line for line in warning_lines(app) if "[rlresources.internal]" in line]
+    assert internal == [
+        f"<srcdir>/index.rst:{line}: WARNING: rl-last-updated could not be drawn (ValueError: boom); "
+        "please report this [rlresources.internal]"
+        for line in (4, 9, 16)
+    ]
+    assert _dates(app) == []
+    assert (Path(app.outdir) / "index.html").is_file()

@@ -9,7 +9,7 @@ line by line here, not through docutils.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
@@ -393,14 +393,6 @@ def _check_heading(page: Page, title: str, underline: str, line: int) -> None:
                 "defect",
             )
         )
-
-
-def iter_cells(table: Table) -> Iterator[Cell]:
-    """Every cell of a table, header first (for tests and debugging)."""
-    if table.header:
-        yield from table.header
-    for row in table.rows:
-        yield from row
 
 
 def norm_ref(name: str) -> str:

@@ -1,15 +1,18 @@
-"""What the table, chart and coverage directives share: the run() guard, option problems, the empty sentence.
+"""What the directives and the role share: the run() guard, the page's selection, option problems, the empty sentence.
 
-Each directive passes its argument and options to :func:`core.query.select
-<sphinx_rlresources.core.query.select>` and draws the selection; this base reports
-what the query found wrong at the directive, records which sizes the page draws (so
-an added data file re-reads it), and words the sentence drawn when nothing matches.
+Each directive (and the ``rl-last-updated`` role) passes its argument and options to
+:func:`core.query.select <sphinx_rlresources.core.query.select>` through
+:func:`select_on_page`, which records which sizes the page draws (so an added data file
+re-reads it) and which data files it depends on; :func:`guarded` turns a bug in any of
+them into one ``rlresources.internal`` warning instead of a traceback that stops the
+build.  This base also reports what the query found wrong at the directive and words
+the sentence drawn when nothing matches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -25,6 +28,11 @@ from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 from sphinx_rlresources.sphinxext.store import ALL, get_dataset, note_use
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
+if TYPE_CHECKING:
+    from sphinx.environment import BuildEnvironment
+
+T = TypeVar("T")
+
 EMPTY_MARK = "—"
 """What a chart or coverage cell shows where no row exists."""
 
@@ -38,23 +46,48 @@ FILTER_OPTIONS: dict[str, Callable[[str], Any]] = {
 }
 
 
+def guarded(name: str, location: Any, draw: Callable[[], T], fallback: T) -> T:
+    """``draw()``, or ``fallback`` and an ``rlresources.internal`` warning at ``location`` if it raises.
+
+    A bug in one directive or role must not stop the other pages of the build: the
+    reader is asked to report it, and the page is drawn without that element.
+    """
+    try:
+        return draw()
+    except Exception as err:  # noqa: BLE001 - a bug must not stop the other pages
+        warn_at(
+            Subtype.INTERNAL, f"{name} could not be drawn ({type(err).__name__}: {err}); please report this", location
+        )
+        return fallback
+
+
+def select_on_page(env: BuildEnvironment, dataset: DataSet, size: str | None, **query: Any) -> Selection:
+    """:func:`~sphinx_rlresources.core.query.select`, with the page noted as drawing its sizes.
+
+    The page records the size keys it draws (an unknown size's too: its data file may
+    appear later, and the page must then be read again) and depends on the data file
+    of each size drawn, so editing one re-reads exactly these pages.  ``query`` holds
+    :func:`select`'s keyword options (sizes, columns, sort, filters).
+    """
+    chosen = select(dataset, size, **query)
+    if chosen.unknown is not None:
+        note_use(env, size_key(chosen.unknown.wanted))
+        return chosen
+    note_use(env, ALL if chosen.every_size else chosen.sizes[0].key)
+    for size_data in chosen.sizes:
+        env.note_dependency(str(size_data.path))
+    return chosen
+
+
 class RLResourceDirective(SphinxDirective):
     """A directive that draws rows of the data set; subclasses implement :meth:`draw`."""
 
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {}
-    kind = "rl-resource-table"
-    """The directive's name, for messages."""
+    directive_name = "rl-resource-table"
+    """The directive's registered name, for messages (docutils' ``self.name`` is the name it was invoked by)."""
 
     def run(self) -> list[nodes.Node]:
-        try:
-            return self.draw()
-        except Exception as err:  # noqa: BLE001 - a bug must not stop the other pages
-            warn_at(
-                Subtype.INTERNAL,
-                f"{self.kind} could not be drawn ({type(err).__name__}: {err}); please report this",
-                self.get_location(),
-            )
-            return []
+        return guarded(self.directive_name, self.get_location(), self.draw, [])
 
     def draw(self) -> list[nodes.Node]:
         raise NotImplementedError
@@ -63,7 +96,8 @@ class RLResourceDirective(SphinxDirective):
 
     def select(self, dataset: DataSet, size: str | None) -> Selection:
         """The query for this directive's argument and options, its problems reported here."""
-        chosen = select(
+        chosen = select_on_page(
+            self.env,
             dataset,
             size,
             sizes=self.options.get("sizes"),
@@ -71,14 +105,9 @@ class RLResourceDirective(SphinxDirective):
             sort=self.options.get("sort"),
             filters={k: v for k, v in self.options.items() if k in FILTER_OPTIONS},
         )
-        if chosen.unknown is not None:
-            note_use(self.env, size_key(chosen.unknown.wanted))  # its data file may appear later
-            return chosen
-        note_use(self.env, ALL if chosen.every_size else chosen.sizes[0].key)
-        for problem in chosen.problems:
-            self.option_warning(problem.for_directive())
-        for size_data in chosen.sizes:
-            self.env.note_dependency(str(size_data.path))
+        if chosen.unknown is None:
+            for problem in chosen.problems:
+                self.option_warning(problem.for_directive())
         return chosen
 
     def dataset(self) -> DataSet:

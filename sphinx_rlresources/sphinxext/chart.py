@@ -41,7 +41,7 @@ class RLResourceChart(RLResourceDirective):
 
     required_arguments = 0
     optional_arguments = 0
-    kind = "rl-resource-chart"
+    directive_name = "rl-resource-chart"
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         **FILTER_OPTIONS,
         # the sizes along the axis (comma list); every data file by default
@@ -53,7 +53,7 @@ class RLResourceChart(RLResourceDirective):
     def draw(self) -> list[nodes.Node]:
         dataset = self.dataset()
         chosen = self.select(dataset, None)
-        self.unreadable_warning(chosen, f"{self.kind} leaves its rows out")
+        self.unreadable_warning(chosen, f"{self.directive_name} leaves its rows out")
         if not chosen.entries:
             return [self.empty(_("any size"), bool(chosen.filters))]
         words = ChartText(

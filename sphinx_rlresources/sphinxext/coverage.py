@@ -32,7 +32,7 @@ class RLResourceCoverage(RLResourceDirective):
 
     required_arguments = 0
     optional_arguments = 0
-    kind = "rl-resource-coverage"
+    directive_name = "rl-resource-coverage"
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         # the tasks shown (comma list); every task the data names by default
         "tasks": directives.unchanged_required,
@@ -45,7 +45,7 @@ class RLResourceCoverage(RLResourceDirective):
     def draw(self) -> list[nodes.Node]:
         dataset = self.dataset()
         chosen = self.select(dataset, None)
-        self.unreadable_warning(chosen, f"{self.kind} leaves its rows out")
+        self.unreadable_warning(chosen, f"{self.directive_name} leaves its rows out")
         tasks = None
         if "tasks" in chosen.filters:
             spelled = {t.lower(): t for t in cols.vocabulary(dataset.entries, "tasks")}

@@ -28,11 +28,6 @@ if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 
-def _task(value: str) -> str | None:
-    """``GRPO``, ``grpo-lora``: a task the estimator knows (its algorithm, with LoRA or not)."""
-    return value if value.lower().removesuffix("-lora") in ALGORITHMS else None
-
-
 def _length(argument: str | None) -> int:
     value = directives.positive_int(argument or "")
     if value > 1_000_000:
@@ -47,7 +42,7 @@ class RLResourceEstimate(RLResourceDirective):
     required_arguments = 0
     optional_arguments = 0
     has_content = False
-    kind = "rl-resource-estimate"
+    directive_name = "rl-resource-estimate"
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         # bundled model names, comma-separated (rlresources estimate --help lists them)
         "models": directives.unchanged_required,
@@ -83,7 +78,11 @@ class RLResourceEstimate(RLResourceDirective):
             "GRPO, PPO, DAPO, ...",
         )
         if not models:
-            warn_at(Subtype.OPTION, f"{self.kind} needs :models:, e.g. :models: Llama-3.1-405B", self.get_location())
+            warn_at(
+                Subtype.OPTION,
+                f"{self.directive_name} needs :models:, e.g. :models: Llama-3.1-405B",
+                self.get_location(),
+            )
             return []
         prompt = self.options.get("prompt-length", 512)
         response = self.options.get("response-length", 1024)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sphinx_rlresources.core.columns import COLUMNS, CellContext
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
-from sphinx_rlresources.sphinxext.store import store
+from sphinx_rlresources.sphinxext.store import store_of
 from sphinx_rlresources.sphinxext.warnings import warn_file
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def write_json(app: Sphinx, exception: BaseException | None) -> None:
     """Write the validated rows for HTML sites (EPUB's manifest is closed by now, so not there)."""
     if exception is not None or app.builder.format != "html" or app.builder.name.startswith("epub"):
         return
-    dataset = store(app.env).dataset
+    dataset = store_of(app.env).dataset
     if dataset is None:  # pragma: no cover - env-before-read-docs always runs first
         return
     path = Path(app.outdir) / OUTPUT_PATH

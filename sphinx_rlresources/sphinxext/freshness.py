@@ -11,22 +11,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docutils import nodes
-from sphinx.util import logging
 from sphinx.util.docutils import SphinxRole
 
 from sphinx_rlresources.core import freshness
 from sphinx_rlresources.core.diagnostics import Subtype
-from sphinx_rlresources.core.model import Entry, size_key
-from sphinx_rlresources.core.query import select
+from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.sphinxext.base import guarded, select_on_page
 from sphinx_rlresources.sphinxext.i18n import _
-from sphinx_rlresources.sphinxext.store import ALL, get_dataset, note_use
+from sphinx_rlresources.sphinxext.store import get_dataset
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
-
-logger = logging.getLogger(__name__)
 
 DEFAULT_STALE_MARKER = "(stale)"
 
@@ -221,10 +218,14 @@ class LastUpdated(SphinxRole):
     """``:rl-last-updated:`all``` (or a size): the day the data was last verified or changed."""
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        """Guarded as the directives are: a bug warns and leaves the role out, the build goes on."""
+        nothing: tuple[list[nodes.Node], list[nodes.system_message]] = ([], [])
+        return guarded("rl-last-updated", self.get_location(), self._draw, nothing)
+
+    def _draw(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         dataset = get_dataset(self.env)
-        chosen = select(dataset, self.text.strip())
+        chosen = select_on_page(self.env, dataset, self.text.strip())
         if chosen.unknown is not None:
-            note_use(self.env, size_key(chosen.unknown.wanted))
             known = ", ".join(chosen.unknown.known) or "(none)"
             warn_at(
                 Subtype.UNKNOWN_SIZE,
@@ -232,9 +233,6 @@ class LastUpdated(SphinxRole):
                 self.get_location(),
             )
             return [nodes.inline(_("unknown"), _("unknown"), classes=["rlresources-last-updated"])], []
-        note_use(self.env, ALL if chosen.every_size else chosen.sizes[0].key)
-        for size in chosen.sizes:
-            self.env.note_dependency(str(size.path))
         day, source = freshness.last_updated(chosen.entries, dataset.root, [s.path for s in chosen.sizes])
         text = day or _("unknown")
         return [nodes.inline(text, text, classes=["rlresources-last-updated", f"rlresources-from-{source}"])], []

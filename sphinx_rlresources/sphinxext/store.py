@@ -62,7 +62,8 @@ class Store:
         self.reported = False
 
 
-def store(env: BuildEnvironment) -> Store:
+def store_of(env: BuildEnvironment) -> Store:
+    """The :class:`Store` kept on ``env``, made on first use (a new or unpickled environment has none)."""
     existing = getattr(env, "rlresources", None)
     if not isinstance(existing, Store):
         existing = Store()
@@ -91,15 +92,11 @@ def load_options(app: Sphinx) -> LoadOptions:
 
 def get_dataset(env: BuildEnvironment) -> DataSet:
     """The data set of this build (loaded at env-before-read-docs)."""
-    dataset = store(env).dataset
+    dataset = store_of(env).dataset
     if dataset is None:  # pragma: no cover - only when a page is read outside a build
         msg = "rlresources data requested before it was loaded"
         raise RuntimeError(msg)
     return dataset
-
-
-def _display(path: Path) -> str:
-    return str(path)
 
 
 def shown(dataset: DataSet, max_age_days: int | None) -> dict[str, str]:
@@ -130,17 +127,17 @@ def shown(dataset: DataSet, max_age_days: int | None) -> dict[str, str]:
 def load(app: Sphinx, env: BuildEnvironment) -> DataSet:
     """Load this build's data set (once) and report its problems (once)."""
     data_dir, root = paths(app)
-    kept = store(env)
+    kept = store_of(env)
     if kept.dataset is None:
         if not data_dir.is_dir():
             kept.dataset = DataSet(data_dir=data_dir, root=root)  # reported at config-inited
         else:
-            kept.dataset = load_dataset(data_dir, root, load_options(app), display=_display)
+            kept.dataset = load_dataset(data_dir, root, load_options(app), display=str)
     return kept.dataset
 
 
 def on_env_before_read_docs(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    kept = store(env)
+    kept = store_of(env)
     dataset = load(app, env)
     if kept.reported:
         return
@@ -162,7 +159,7 @@ def on_env_get_outdated(
     size's rows show (:func:`shown`).  Neither is a file the page could depend on.
     """
     data_dir, _root = paths(app)
-    kept = store(env)
+    kept = store_of(env)
     kept.dataset = None  # a new build (an app may build twice): load afresh
     kept.reported = False
     try:
@@ -182,19 +179,19 @@ def on_env_get_outdated(
 
 
 def on_env_purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    store(env).uses.pop(docname, None)
+    store_of(env).uses.pop(docname, None)
 
 
 def on_env_merge_info(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    theirs = store(other).uses
-    mine = store(env).uses
+    theirs = store_of(other).uses
+    mine = store_of(env).uses
     for docname in docnames:
         if docname in theirs:
             mine[docname] = theirs[docname]
 
 
 def note_use(env: BuildEnvironment, key: str) -> None:
-    store(env).uses.setdefault(env.docname, set()).add(key)
+    store_of(env).uses.setdefault(env.docname, set()).add(key)
 
 
 def register(app: Sphinx) -> None:

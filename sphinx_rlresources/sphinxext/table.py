@@ -61,7 +61,7 @@ class RLResourceTable(RLResourceDirective):
         # freshness markers on the rows ("no": none, for a table that is not about running them)
         "markers": filter_flag,
     }
-    kind = "rl-resource-table"
+    directive_name = "rl-resource-table"
 
     @without_gc  # thousands of kept nodes: see gcpause
     def draw(self) -> list[nodes.Node]:
