@@ -25,7 +25,7 @@ class Subtype(str, enum.Enum):
     def __new__(cls, value: str, summary: str) -> Subtype:
         obj = str.__new__(cls, value)
         obj._value_ = value
-        obj.summary = summary  # type: ignore[attr-defined]
+        obj.summary = summary
         return obj
 
     summary: str

@@ -246,7 +246,7 @@ class _Reader:
         if flag is not None:
             return from_override(flag.override(), convert)
         if name in self.config:
-            return self.config[name]  # type: ignore[return-value]
+            return self.config[name]
         if own_default and self.own is not None and not self.elided:
             defaults = {**COMMON_DEFAULTS, **DEFAULTS.get(self.own, {})}
             if name in defaults:
