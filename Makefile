@@ -16,10 +16,11 @@ $(STAMP): pyproject.toml
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
 
-## lint: ruff (lint and format) and the project's own data
+## lint: ruff (lint, complexity and format), dead code (vulture, [tool.vulture]) and the project's own data
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/vulture
 	$(BIN)/rlresources lint
 
 ## typecheck: mypy --strict over the package

@@ -56,7 +56,8 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_query_sorts_by_an_added_column_with_missing_values_last(repo: Path, hours: cols.Column) -> None:
+@pytest.mark.usefixtures("hours")
+def test_the_query_sorts_by_an_added_column_with_missing_values_last(repo: Path) -> None:
     dataset = load_dataset(repo / "data", repo)
     for spec, expected in [("gpuhours", [2, 8, 1]), ("-gpuhours", [8, 2, 1])]:
         chosen = select(dataset, "7b", columns="model, gpuhours", sort=spec)
@@ -81,9 +82,8 @@ def test_estimate_sorts_by_the_estimate_with_rows_without_one_last(repo: Path) -
     assert known != sorted(known, reverse=True)  # the two orders differ: the data has distinct estimates
 
 
-def test_an_added_column_reaches_the_table_the_json_and_the_chart(
-    repo: Path, hours: cols.Column, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("hours")
+def test_an_added_column_reaches_the_table_the_json_and_the_chart(repo: Path, tmp_path: Path) -> None:
     (repo / "conf.py").write_text(
         'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n', "utf-8"
     )
@@ -118,8 +118,9 @@ def test_an_added_column_reaches_the_table_the_json_and_the_chart(
     assert by_gpus[8]["links"]["gpuhours"] == {"url": "https://example.org/hours/8", "title": "8 GPUs for 3 hours"}
 
 
+@pytest.mark.usefixtures("hours")
 def test_an_added_column_reaches_render(
-    repo: Path, hours: cols.Column, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(repo)
     base = ["render", "7b", "--data", "data", "--root", ".", "--columns", "tag, gpuhours"]

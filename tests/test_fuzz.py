@@ -284,7 +284,7 @@ class _cwd:
         self.old = Path.cwd()
         os.chdir(self.path)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         os.chdir(self.old)
 
 

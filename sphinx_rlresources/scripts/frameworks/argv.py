@@ -130,16 +130,6 @@ def when(found: Found[T], test: Callable[[T], bool], written: str) -> Found[bool
     return Found(test(found.value), origin, found.line, f"{written} ({found.written})", found.file)
 
 
-def value_index(command: Command, names: Iterable[str]) -> int | None:
-    """The index of the first field whose value is one of ``names`` (or ends with ``/name``)."""
-    wanted = tuple(names)
-    for index, field in enumerate(command.fields):
-        text = field.value or ""
-        if text in wanted or any(text.endswith("/" + name) for name in wanted):
-            return index
-    return None
-
-
 SERVER_MODULES = ("sglang.launch_server", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
 TP_FLAGS = ("tp", "tp-size", "tp_size", "tensor-parallel-size", "tensor_parallel_size")
 DP_FLAGS = ("dp", "dp-size", "dp_size", "data-parallel-size", "data_parallel_size")
