@@ -7,7 +7,7 @@ from pathlib import Path
 
 import sphinx_rlresources
 
-# Local helpers that generate tables from the package itself (schema, subtypes, config).
+# Local helpers that generate tables from the package itself (schema, subtypes, config, the import map).
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "sphinx-rlresources"
@@ -15,7 +15,7 @@ author = "sphinx-rlresources developers"
 copyright = "2026, sphinx-rlresources developers"
 version = release = sphinx_rlresources.__version__
 
-extensions = ["sphinx_rlresources", "rlr_docs", "myst_parser"]
+extensions = ["sphinx_rlresources", "rlr_docs", "rlr_architecture", "myst_parser"]
 # Markdown (MyST) pages beside reStructuredText ones: see compatibility.rst.
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 

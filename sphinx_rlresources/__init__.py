@@ -1,8 +1,9 @@
 """Hardware-resource tables for RL training, drawn from checked YAML data.
 
-The package is four rooms (see ``docs/architecture.rst``): :mod:`.core` reads and
-checks the data without Sphinx, :mod:`.scripts` reads launch scripts without running
-them, :mod:`.sphinxext` draws the data in a Sphinx build, and :mod:`.cli` is the
+The package is six rooms (see ``docs/architecture.rst``): :mod:`.safe` reads untrusted
+YAML and text, :mod:`.scripts` reads launch scripts without running them,
+:mod:`.estimator` bounds a run's memory, :mod:`.core` reads and checks the data without
+Sphinx, :mod:`.sphinxext` draws the data in a Sphinx build, and :mod:`.cli` is the
 ``rlresources`` command.  Importing the package imports none of them.
 """
 

@@ -1,101 +1,29 @@
-"""The package's floor plan, checked: rooms whose arrows point one way.
+"""The package's floor plan, checked: rooms whose arrows point one way, and a map that says so.
 
 Every import in the package is read with :mod:`ast` -- at module level, inside
 functions and under ``TYPE_CHECKING`` alike, since each is a dependency a newcomer must
 follow -- and the graph is checked for circles and for arrows that cross a layer the
-wrong way (docs/architecture.rst draws the layers).
+wrong way.  The graph is read by ``docs/_ext/importgraph.py``, which also draws
+docs/architecture.rst's arrows and module lists, so the page shows what this test checks.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "sphinx_rlresources"
-NAME = "sphinx_rlresources"
+# docs/_ext is not a package: the page's map is drawn from the same module
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "docs" / "_ext"))
+import importgraph
+from importgraph import FORBIDDEN, NAME, cycles, edges, imports, layer
+
+REPO = Path(__file__).resolve().parent.parent
+MODULES = importgraph.modules()
 MAX_LINES = 600
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
-
-
-def imports(path: Path) -> list[tuple[str, str, int]]:
-    """(module imported, name imported or '', line) for every import in the file, resolved to absolute."""
-    tree = ast.parse(path.read_text("utf-8"))
-    here = module_name(path)
-    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.extend((alias.name, "", node.lineno) for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.extend((base, alias.name, node.lineno) for alias in node.names)
-    return found
-
-
-def edges() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (``from pkg import mod`` counts as mod)."""
-    graph: dict[str, set[str]] = {name: set() for name in MODULES}
-    for name, path in MODULES.items():
-        for module, imported, _line in imports(path):
-            if not (module == NAME or module.startswith(NAME + ".")):
-                continue
-            target = f"{module}.{imported}" if f"{module}.{imported}" in MODULES else module
-            if target != name:
-                graph[name].add(target)
-    return graph
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Every strongly connected group of more than one module (Tarjan), as sorted lists."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for other in graph.get(node, ()):
-            if other not in index:
-                visit(other)
-                low[node] = min(low[node], low[other])
-            elif other in on_stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
-
-
-def layer(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "(top)"
 
 
 def test_the_cycle_finder_finds_a_circle() -> None:
@@ -121,28 +49,7 @@ def test_no_import_circle_anywhere_in_the_package() -> None:
     assert cycles(edges()) == []
 
 
-@pytest.mark.parametrize(
-    ("room", "forbidden"),
-    [
-        (
-            "safe",
-            (
-                "sphinx",
-                "docutils",
-                f"{NAME}.cli",
-                f"{NAME}.sphinxext",
-                f"{NAME}.core",
-                f"{NAME}.estimator",
-                f"{NAME}.scripts",
-            ),
-        ),
-        ("core", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext")),
-        ("scripts", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext", f"{NAME}.core", f"{NAME}.estimator")),
-        ("estimator", ("sphinx", "docutils", f"{NAME}.cli", f"{NAME}.sphinxext", f"{NAME}.core")),
-        ("cli", ("sphinx", "docutils", f"{NAME}.sphinxext")),
-        ("sphinxext", (f"{NAME}.cli",)),
-    ],
-)
+@pytest.mark.parametrize(("room", "forbidden"), FORBIDDEN.items())
 def test_arrows_point_one_way(room: str, forbidden: tuple[str, ...]) -> None:
     wrong = [
         f"{name}:{line} imports {module}"
@@ -223,3 +130,79 @@ def test_every_front_end_asks_the_query_for_its_rows(front_end: str) -> None:
     # and none of them reads the sizes on its own
     for module in asks:
         assert ".sizes.get(" not in MODULES[module].read_text("utf-8"), module
+
+
+# -- the map on docs/architecture.rst ------------------------------------------------------
+
+PAGE = REPO / "docs" / "architecture.rst"
+
+
+def test_every_module_is_in_a_room_the_page_lists() -> None:
+    rooms = {importgraph.room(name) for name in MODULES}
+    assert rooms == set(importgraph.ROOMS)
+    listed = re.findall(r"^\s*\.\. rlr-room-modules:: (\S+)$", PAGE.read_text("utf-8"), re.M)
+    assert sorted(listed) == sorted(importgraph.ROOMS)
+    assert ".. rlr-room-arrows::" in PAGE.read_text("utf-8")
+    assert ".. rlr-room-rules::" in PAGE.read_text("utf-8")
+
+
+def test_every_module_says_its_role_in_its_docstring() -> None:
+    """The page lists each module with its docstring's first line: none may be blank."""
+    assert [name for name, path in MODULES.items() if not importgraph.summary(path)] == []
+
+
+def test_the_room_arrows_name_the_modules_that_draw_them() -> None:
+    graph = {
+        f"{NAME}.cli.estimate": {f"{NAME}.estimator.memory", f"{NAME}.cli.common"},
+        f"{NAME}.cli.new": {f"{NAME}.scripts.run"},
+        f"{NAME}.cli.common": {f"{NAME}.core.loader"},
+        f"{NAME}.__main__": {f"{NAME}.cli.main"},
+        f"{NAME}.scripts.run": set(),
+    }
+    assert importgraph.room_arrows(graph) == {
+        ("top", "cli"): [f"{NAME}.__main__"],
+        ("cli", "core"): [f"{NAME}.cli.common"],
+        ("cli", "estimator"): [f"{NAME}.cli.estimate"],
+        ("cli", "scripts"): [f"{NAME}.cli.new"],
+    }
+
+
+def test_the_arrows_the_issue_found_missing_are_drawn() -> None:
+    """Issue 20 found the hand-drawn map lacking these; drawn from the graph, they are there."""
+    arrows = importgraph.room_arrows(edges())
+    assert f"{NAME}.sphinxext.estimate" in arrows["sphinxext", "estimator"]
+    assert f"{NAME}.cli.estimate" in arrows["cli", "estimator"]
+    assert f"{NAME}.cli.new" in arrows["cli", "scripts"]
+    assert ("sphinxext", "scripts") not in arrows
+
+
+def _defines(path: Path, name: str) -> bool:
+    tree = ast.parse(path.read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def test_every_dotted_name_in_the_prose_exists() -> None:
+    """``core.query.select``, ``cli.common.load``: each name the prose gives is a module or in one."""
+    rooms = "|".join(r for r in importgraph.ROOMS if r != "top")
+    named = set(re.findall(rf"``((?:{rooms})\.[A-Za-z_][\w.]*)``", PAGE.read_text("utf-8")))
+    assert named, "the page names no module: the pattern is wrong"
+    missing = []
+    for dotted in sorted(named):
+        parts = f"{NAME}.{dotted}".split(".")
+        for cut in range(len(parts), 1, -1):
+            module = ".".join(parts[:cut])
+            if module in MODULES:
+                rest = parts[cut:]
+                if rest and not _defines(MODULES[module], rest[0]):
+                    missing.append(dotted)
+                break
+        else:
+            missing.append(dotted)
+    assert missing == []

@@ -124,3 +124,24 @@ def test_a_new_command_appears_on_the_cli_page_by_itself(tmp_path: Path, monkeyp
     assert text.count("$ rlresources lint --help") == 1  # shown in its section, not again under the others
     assert "$ rlresources later --help" in text and "Later things." in text
     assert "$ rlresources render --help" in text
+
+
+def test_the_architecture_page_draws_the_import_graph(docs_build: tuple[Sphinx, str]) -> None:
+    """The arrows and the module lists are the graph tests/test_architecture.py checks, not a drawing."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "docs" / "_ext"))
+    import importgraph
+
+    app, _ = docs_build
+    doctree = app.env.get_doctree("architecture")
+    blocks = [b.astext() for b in doctree.findall(nodes.literal_block)]
+    arrows = importgraph.room_arrows(importgraph.edges())
+    for room in importgraph.ROOMS:
+        targets = ", ".join(to for start, to in arrows if start == room) or "(nothing else in the package)"
+        assert any(re.search(rf"^{room} +-> {re.escape(targets)}$", b, re.M) for b in blocks), room
+    shown = {n.astext() for n in doctree.findall(nodes.literal)}
+    found = importgraph.modules()
+    for module in found:
+        if importgraph.room(module) != importgraph.TOP:
+            assert (".".join(module.split(".")[2:]) or "__init__") in shown, module
