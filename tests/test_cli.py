@@ -23,7 +23,6 @@ from docutils.core import publish_doctree
 from sphinx_rlresources.cli import common, lint
 from sphinx_rlresources.cli import main as cli
 from sphinx_rlresources.core import rowscript
-from sphinx_rlresources.core.validation import schema
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -309,10 +308,23 @@ def test_the_cli_path_does_not_import_sphinx(repo: Path) -> None:
 # -- schema -------------------------------------------------------------------------
 
 
-def test_schema_prints_the_packaged_schema(capsys: pytest.CaptureFixture[str]) -> None:
+def test_schema_prints_the_packaged_schema_file_and_it_judges_data(capsys: pytest.CaptureFixture[str]) -> None:
+    """What ``schema`` prints is the file shipped in the package, read here byte for byte, and a working schema."""
+    import jsonschema
+
+    from sphinx_rlresources.safe.yamlsafe import load
+
     status, out, _err = run(capsys, "schema")
     assert status == 0
-    assert json.loads("\n".join(out)) == schema()
+    printed = json.loads("\n".join(out))
+    shipped = REPO / "sphinx_rlresources" / "schema" / "rlresources.schema.json"
+    assert printed == json.loads(shipped.read_text("utf-8"))
+    assert printed["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    checker = jsonschema.Draft202012Validator(printed)
+    data = load((REPO / "data" / "7b.yaml").read_text("utf-8")).value  # dates stay text, as the loader reads them
+    assert list(checker.iter_errors(data)) == []
+    data["entries"][0]["gpus"] = "eight"
+    assert [list(e.absolute_path) for e in checker.iter_errors(data)] == [["entries", 0, "gpus"]]
 
 
 # -- render -------------------------------------------------------------------------

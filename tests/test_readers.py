@@ -316,9 +316,9 @@ def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
         "2 of the 4 combinations of size, task and tag have no configuration yet. Most wanted: a RECOMMENDED "
         "configuration for any size (none has one yet)."
     )
-    assert list(empty.findall(addnodes.pending_xref)) or 'href="plain.html"' in (
-        Path(app.outdir) / "empty.html"
-    ).read_text(encoding="utf-8")
+    (xref,) = para.findall(addnodes.pending_xref)  # the sentence asks for rows with a link to the docs page
+    assert (xref["reftype"], xref["reftarget"], xref.astext()) == ("doc", "plain", "Contribute one")
+    assert 'href="plain.html"' in (Path(app.outdir) / "empty.html").read_text(encoding="utf-8")  # and it resolves
 
 
 def test_coverage_counts() -> None:

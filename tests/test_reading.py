@@ -38,10 +38,23 @@ def test_odd_labels_are_placed_sensibly(label: str, between: tuple[str, str]) ->
     assert size_order(low) < size_order(label) < size_order(high)
 
 
-@pytest.mark.parametrize("label", ["", "large", "x7B", "7B-", "B", "1e9", "8x", "235B-A", "٣B", "7" * 400 + "B"])
-def test_any_other_label_goes_last_and_never_crashes(label: str) -> None:
-    assert size_order(label)[0] in (0, 1)
-    assert size_order(label) > size_order("671B") or size_order(label)[0] == 0
+@pytest.mark.parametrize("label", ["", "large", "x7B", "7B-", "B", "1e9", "8x", "235B-A"])
+def test_a_label_that_is_no_size_goes_after_every_size(label: str) -> None:
+    assert size_order(label)[0] == 1  # the "not a size" group
+    assert size_order(label) > size_order("671B") > size_order("0.5B")
+    assert size_order(label) > size_order("7" * 400 + "B")  # after even the largest size
+
+
+def test_other_digits_read_as_the_size_they_write() -> None:
+    """``\\d`` and ``float`` accept every script's digits: Arabic-Indic ``٣B`` is 3B, between 1.5B and 7B."""
+    assert size_order("1.5B") < size_order("٣B") < size_order("7B")
+    assert sorted(["7B", "٣B", "1.5B"], key=size_order) == ["1.5B", "٣B", "7B"]
+
+
+def test_a_size_too_large_for_a_float_goes_after_every_other_size_and_never_crashes() -> None:
+    huge = "7" * 400 + "B"  # float("7" * 400) is infinity
+    assert size_order(huge)[0] == 0
+    assert size_order(huge) > size_order("671B") > size_order("235B-A22B")
 
 
 def test_the_json_file_lists_sizes_by_parameter_count() -> None:

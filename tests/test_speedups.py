@@ -5,6 +5,8 @@
   would change (smart quotes, translation) is drawn in place.
 * Resolving each script folder once gives the same answers as resolving every path,
   symbolic links included.
+* The garbage collector is paused while the data loads and a table is drawn, and
+  resumed after; each speed-up has a switch that turns it off.
 """
 
 from __future__ import annotations
@@ -156,10 +158,9 @@ def test_one_lookup_per_folder_agrees_with_resolving_every_path(tmp_path: Path) 
         assert checks.resolve_script(entry, root, known) == checks.resolve_script(entry, root)
 
 
-def test_the_collector_is_paused_while_loading_and_drawing_and_restored_after(tmp_path: Path) -> None:
+def test_the_collector_is_paused_around_a_call_and_restored_after() -> None:
     import gc
 
-    from sphinx_rlresources.core import loader
     from sphinx_rlresources.core.gcpause import without_gc
 
     states: list[bool] = []
@@ -182,9 +183,56 @@ def test_the_collector_is_paused_while_loading_and_drawing_and_restored_after(tm
         assert not gc.isenabled()
     finally:
         gc.enable()
-    # the two places that build many objects use it
-    assert loader.load_dataset.__wrapped__  # type: ignore[attr-defined]
-    assert directive.RLResourceTable.draw.__wrapped__  # type: ignore[attr-defined]
-    (tmp_path / "data").mkdir()
-    loader.load_dataset(tmp_path / "data", tmp_path)
+
+
+def _watch_the_collector(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
+    """Record whether the collector runs inside the loader's and the table's work (called from their bodies)."""
+    import gc
+
+    from sphinx_rlresources.core import loader
+
+    seen: dict[str, list[bool]] = {"load": [], "draw": []}
+    real_files, real_defer = loader.data_files, directive.defer_rows
+
+    def files(folder: Path) -> list[Path]:
+        seen["load"].append(gc.isenabled())
+        return real_files(folder)
+
+    def defer(table: nodes.Element, language: str | None) -> bool:
+        seen["draw"].append(gc.isenabled())
+        return real_defer(table, language)
+
+    monkeypatch.setattr(loader, "data_files", files)
+    monkeypatch.setattr(directive, "defer_rows", defer)
+    return seen
+
+
+def test_the_collector_is_paused_while_loading_and_drawing(
+    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    monkeypatch.delenv("RLRESOURCES_NO_GC_PAUSE", raising=False)
+    seen = _watch_the_collector(monkeypatch)
+    build(make_app, site(tmp_path, "paused"))
+    assert seen["load"] and seen["draw"]
+    assert not any(seen["load"]) and not any(seen["draw"])
     assert gc.isenabled()
+
+
+def test_the_pause_can_be_switched_off(make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RLRESOURCES_NO_GC_PAUSE", "1")
+    seen = _watch_the_collector(monkeypatch)
+    build(make_app, site(tmp_path, "unpaused"))
+    assert seen["load"] and seen["draw"]
+    assert all(seen["load"]) and all(seen["draw"])
+
+
+def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    table, body = table_of("MIN", support_smartquotes=False)
+    monkeypatch.setenv("RLRESOURCES_NO_DEFERRED_ROWS", "1")
+    assert deferred.defer_rows(table, "en") is False
+    assert isinstance(body[0], nodes.row)
+    monkeypatch.setenv("RLRESOURCES_NO_DEFERRED_ROWS", "0")  # 0 or empty: on, as unset
+    assert deferred.defer_rows(table, "en") is True
+    assert isinstance(body[0], deferred.rlresources_rows)

@@ -6,17 +6,41 @@ allocations Python's collector runs, and every few dozen runs it scans the *whol
 heap, which in a Sphinx build is large, for cycles that cannot be there yet: at
 10,000 rows that was a fifth of the load time.  Reference counting still frees
 everything that is dropped meanwhile; the collector resumes afterwards.
+``benchmarks/bench_gcpause.py`` measures what it buys (docs/performance.rst).
+
+The contract this relies on, all of it CPython's documented :mod:`gc` behaviour:
+
+* ``gc.disable()`` stops only the cyclic collector: reference counting frees every
+  object without a cycle at once, so memory grows only by the cycles made while
+  paused, which the next collection frees;
+* the pause is process-wide and is undone in ``finally``, restoring the state it
+  found (a caller that paused the collector itself keeps it paused); Sphinx's
+  parallel build forks processes, not threads, so no other thread sees the pause;
+* nothing run while paused needs a cycle's finalizer to run meanwhile.
+
+A Python whose collector works differently (an incremental one) can make the pause
+worth less, never wrong.  ``RLRESOURCES_NO_GC_PAUSE=1`` in the environment turns it
+off, for measuring it or for ruling it out when hunting a memory problem.
 """
 
 from __future__ import annotations
 
 import functools
 import gc
+import os
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+SWITCH = "RLRESOURCES_NO_GC_PAUSE"
+"""The environment variable that turns the pause off (any value but empty or ``0``)."""
+
+
+def pausing() -> bool:
+    """Whether :func:`without_gc` pauses the collector: yes, unless :data:`SWITCH` is set."""
+    return os.environ.get(SWITCH, "") in ("", "0")
 
 
 def without_gc(func: Callable[P, R]) -> Callable[P, R]:
@@ -24,6 +48,8 @@ def without_gc(func: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not pausing():
+            return func(*args, **kwargs)
         was_enabled = gc.isenabled()
         gc.disable()
         try:

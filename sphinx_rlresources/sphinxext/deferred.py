@@ -15,11 +15,29 @@ A table is left as it is when a transform *could* change its rows: when a cell h
 text that smart quotes would rewrite (quotes, ``--``, ``...``) and the body does not
 opt out of them (the directive's does: data is shown as written), when the document
 is translated (the i18n transform may replace cell text), or when a row holds a node
-other than the plain ones above.
+other than the plain ones above.  ``benchmarks/bench_deferred.py`` measures what it
+buys (docs/performance.rst).
+
+The contract this relies on, from docutils and Sphinx rather than from any API that
+promises it (``tests/test_speedups.py`` compares every written file with and without
+the parking, so a change in either breaks a test, not a page):
+
+* docutils' tree walks (``Node.findall``, which every transform and visitor uses) go
+  through ``children`` only, so rows kept in an attribute of :class:`rlresources_rows`
+  are invisible to them; ``copy``/``deepcopy`` are overridden to carry the rows;
+* no read-phase transform needs to see a plain row (the list in :data:`_PLAIN` and
+  :data:`_SMART` says which rows qualify);
+* Sphinx emits ``doctree-read`` once per read page, after the transforms and before
+  the doctree is pickled, and :func:`restore_rows` is connected with priority 1, so it
+  runs before every other listener.
+
+``RLRESOURCES_NO_DEFERRED_ROWS=1`` in the environment turns it off: every table is
+drawn in place, for measuring it or for ruling it out when a page looks wrong.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from docutils import nodes
@@ -76,9 +94,13 @@ def _plain(body: nodes.Element) -> bool:
     return True
 
 
+SWITCH = "RLRESOURCES_NO_DEFERRED_ROWS"
+"""The environment variable that turns the parking off (any value but empty or ``0``)."""
+
+
 def defer_rows(table: nodes.Element, language: str | None) -> bool:
-    """Park the table's body rows in holders; False (table untouched) when unsafe."""
-    if language not in (None, "", "en"):
+    """Park the table's body rows in holders; False (table untouched) when unsafe or switched off."""
+    if os.environ.get(SWITCH, "") not in ("", "0") or language not in (None, "", "en"):
         return False
     bodies = [
         body
