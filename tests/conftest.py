@@ -1,13 +1,18 @@
-"""Shared test set-up: Sphinx's own testing fixtures and path normalisation."""
+"""Shared test set-up: Sphinx's own testing fixtures, path normalisation and the browser tests' Chromium."""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import chromium
 import pytest
 import sphinx
+from chromium import CHROMIUM, DRIVER
 from docutils.parsers.rst import directives as _directives
 from docutils.parsers.rst import roles as _roles
 from sphinx.util import docutils as _sphinx_docutils
@@ -18,7 +23,7 @@ TESTS = Path(__file__).parent
 REPO = TESTS.parent
 
 if sphinx.version_info[:2] < (7, 3):  # Sphinx 7.2's fixtures need its own path class
-    from sphinx.testing.path import path as _root_path
+    from sphinx.testing.path import path as root_path
     from sphinx.testing.util import SphinxTestApp
 
     # What later Sphinx versions added, so one test suite runs on 7.2 too (.ci/matrix oldest):
@@ -29,10 +34,10 @@ if sphinx.version_info[:2] < (7, 3):  # Sphinx 7.2's fixtures need its own path 
     def _mkdir(self: Any, mode: int = 0o777, parents: bool = False, exist_ok: bool = False) -> None:
         Path(self).mkdir(mode=mode, parents=parents, exist_ok=exist_ok)
 
-    _root_path.mkdir = _mkdir  # type: ignore[attr-defined]
+    root_path.mkdir = _mkdir  # type: ignore[attr-defined]
 
 else:
-    _root_path = Path
+    root_path = Path
 
 if sphinx.version_info[:2] < (8, 0):
     from sphinx.util.logging import WarningLogRecordTranslator
@@ -75,7 +80,7 @@ def _docutils_namespace() -> Any:
 
 @pytest.fixture(scope="session")
 def rootdir() -> Any:
-    return _root_path(str(TESTS / "roots"))
+    return root_path(str(TESTS / "roots"))
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -103,3 +108,37 @@ def unbroken(html: str) -> str:
     read the page through this, as a reader reads it.
     """
     return _LABELLED_CELL.sub("<td>", html.replace("<wbr/>", "").replace("&#173;", ""))
+
+
+# -- the browser tests' Chromium ------------------------------------------------------------
+
+
+def need_browser() -> None:
+    """Skip with the reason where no browser is installed; in CI, fail instead."""
+    missing = []
+    if importlib.util.find_spec("selenium") is None:
+        missing.append("the selenium package (pip install -e '.[test]')")
+    if not CHROMIUM:
+        missing.append("Chromium (apt-get install chromium)")
+    if not DRIVER:
+        missing.append("its driver (apt-get install chromium-driver)")
+    if missing:
+        reason = "the browser test needs " + " and ".join(missing)
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; .ci/run installs them in CI")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Headless Chromium driven by Selenium, one per test module (tests/test_browser.py, tests/test_themes.py)."""
+    need_browser()
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    opts = chromium.options(profile)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = chromium.start(profile, opts)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()

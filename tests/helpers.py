@@ -1,18 +1,31 @@
-"""Test scaffolding shared by several modules: a git repository built commit by commit, the CLI run in a folder.
+"""Test scaffolding shared by several modules: git, the CLI, Sphinx builds, a small repository, a quiet server.
 
 Kept here rather than imported from one test module into another, so a test module
-holds tests and nothing else imports it.
+holds tests and nothing else imports it (fixtures shared the same way live in
+``conftest.py``).
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import shutil
 import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import TESTS, root_path
+from sphinx.cmd.build import build_main
 
 from sphinx_rlresources.cli.main import main as rlresources
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+
+# -- git ------------------------------------------------------------------------------------
 
 
 def git(repo: Path, *args: str, date: str = "2025-06-25T12:00:00+00:00") -> str:
@@ -33,6 +46,9 @@ def commit(repo: Path, message: str, date: str) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
+# -- the CLI --------------------------------------------------------------------------------
+
+
 def cli(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """``rlresources ARGV`` run in ``repo``: (status, stdout, stderr)."""
     old = Path.cwd()
@@ -43,3 +59,113 @@ def cli(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int
         os.chdir(old)
     out, err = capsys.readouterr()
     return status, out, err
+
+
+# -- a repository with one row --------------------------------------------------------------
+
+HOSTILE_ROOT = TESTS / "roots" / "test-hostile"
+SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"
+"""The one script of ``tests/roots/test-hostile``, which :data:`ROW` links."""
+ROW = f"""\
+  - tag: MIN
+    model: Qwen2-7B
+    task: GRPO
+    gpus: 8
+    device: H100
+    max_batch: 64
+    train: fsdp
+    infer: vllm
+    infer_version: "0.8.2"
+    script: {SCRIPT}
+    contributor: Xiangyongan
+"""
+"""A valid row, as the text of one item of a data file's ``entries``."""
+
+
+def make_repo(tmp_path: Path, text: str | bytes, name: str = "7b.yaml") -> Path:
+    """A repository root with data/<name> and the one script the row links."""
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    data = text.encode() if isinstance(text, str) else text
+    (root / "data" / name).write_bytes(data)
+    shutil.copytree(HOSTILE_ROOT / "examples", root / "examples")
+    return root
+
+
+def lines(root: Path, options: LoadOptions | None = None) -> list[str]:
+    """The loader's findings for ``root``'s data, one formatted line each, paths from the root."""
+    dataset = load_dataset(root / "data", root, options, display=lambda p: p.relative_to(root).as_posix())
+    return [d.format() for d in dataset.diagnostics]
+
+
+# -- Sphinx builds ------------------------------------------------------------------------
+
+
+def sphinx_project(root: Path, conf: str = "", page: str = ".. rl-resource-table:: 7b\n") -> Path:
+    """Make ``root`` a Sphinx project over its own data/ (``conf`` appended to conf.py); return it."""
+    (root / "conf.py").write_text(
+        f'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n{conf}', "utf-8"
+    )
+    (root / "index.rst").write_text(f"Sizes\n=====\n\n{page}", "utf-8")
+    return root
+
+
+def build_logged(src: Path, out: Path, *flags: str) -> tuple[int, str]:
+    """A clean ``sphinx-build`` of ``src`` into ``out`` in this process: (status, the warning log's text).
+
+    The log and the doctrees go beside ``out`` (``OUT-warnings.txt``, ``OUT-doctrees``),
+    so ``out`` holds only what the builder writes.
+    """
+    log = out.parent / f"{out.name}-warnings.txt"
+    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
+    status = build_main(
+        ["-q", "-N", "-E", "-d", str(out.parent / f"{out.name}-doctrees"), *flags, "-w", str(log), str(src), str(out)]
+    )
+    return status, log.read_text("utf-8") if log.exists() else ""
+
+
+def sphinx_build(src: Path, out: Path, *flags: str) -> tuple[int, list[str]]:
+    """:func:`build_logged`, its warnings one a line, with the source folder shown as ``<srcdir>``."""
+    status, text = build_logged(src, out, *flags)
+    return status, [line.replace(str(src), "<srcdir>") for line in text.splitlines() if line.strip()]
+
+
+def built(
+    make_app: Any, srcdir: Path, buildername: str = "html", prepare: Callable[[Any], None] | None = None, **kwargs: Any
+) -> Any:
+    """An application of sphinx.testing's ``make_app`` for ``srcdir``, built, then cleaned up; returned.
+
+    ``prepare(app)`` runs before the build (to connect a listener, change a setting);
+    ``kwargs`` go to ``make_app`` (``freshenv``, ``parallel``, ``confoverrides``).
+    Cleaning up unregisters its nodes and directives, so the next app starts clean.
+    """
+    app = make_app(buildername, srcdir=root_path(str(srcdir)), **kwargs)
+    if prepare is not None:
+        prepare(app)
+    try:
+        app.build()
+    finally:
+        app.cleanup()
+    return app
+
+
+# -- serving a folder -------------------------------------------------------------------------
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder without logging each request to the test's output."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def serving(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 from a thread (the network is never needed); yield its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -15,18 +15,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import unbroken
+from helpers import ROW, build_logged, cli, git
 from sphinx.cmd.build import build_main
-from test_hostile import ROW
 
-from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import load_dataset
 
@@ -56,16 +53,6 @@ ROWS = [
     ("7B", "Qwen2.5-7B", "GRPO", "8*H100", 1),
     ("7B", "Qwen2.5-7B", "GRPO", "16*H800", 2),
 ]
-
-
-def git(repo: Path, *args: str, date: str = "2025-06-25T12:00:00+00:00") -> str:
-    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_COMMITTER_NAME="t")
-    env.update(GIT_COMMITTER_EMAIL="t@example.org", GIT_CONFIG_NOSYSTEM="1", HOME=str(repo))
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        env.pop(name, None)
-    done = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def page(link: str) -> str:
@@ -127,17 +114,6 @@ def framework(tmp_path: Path) -> tuple[Path, str]:
     return repo, first
 
 
-def cli(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    old = Path.cwd()
-    os.chdir(repo)
-    try:
-        status = rlresources(list(argv))
-    finally:
-        os.chdir(old)
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
 def findings(repo: Path, capsys: pytest.CaptureFixture[str]) -> set[tuple[str, str]]:
     status, out, _err = cli(repo, capsys, "lint", "--format", "json")
     assert status == 1
@@ -145,9 +121,7 @@ def findings(repo: Path, capsys: pytest.CaptureFixture[str]) -> set[tuple[str, s
 
 
 def build(repo: Path, *flags: str) -> tuple[int, str]:
-    log = repo / "warnings.txt"
-    status = build_main(["-q", "-E", *flags, "-w", str(log), str(repo / "docs"), str(repo / "docs" / "_build")])
-    return status, log.read_text("utf-8")
+    return build_logged(repo / "docs", repo / "docs" / "_build", *flags)
 
 
 def test_a_framework_repository_as_it_is_today(framework: tuple[Path, str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,9 +209,7 @@ def small_project(tmp_path: Path, conf: str, gpus: int = 8) -> Path:
 
 
 def run_build(root: Path, *flags: str) -> tuple[int, str]:
-    log = root / "log.txt"
-    status = build_main(["-q", "-E", *flags, "-w", str(log), str(root), str(root / "_build")])
-    return status, log.read_text("utf-8")
+    return build_logged(root, root / "_build", *flags)
 
 
 @pytest.mark.parametrize(

@@ -206,3 +206,16 @@ def test_every_dotted_name_in_the_prose_exists() -> None:
         else:
             missing.append(dotted)
     assert missing == []
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared scaffolding lives in conftest.py or tests/helpers.py; a test module holds tests only."""
+    tests = REPO / "tests"
+    modules = {p.stem for p in tests.glob("test_*.py")}
+    borrowed = [
+        f"{path.name}:{line} imports {module}"
+        for path in sorted(tests.glob("*.py"))
+        for module, _name, line in imports(path, REPO)
+        if module.split(".")[0] in modules
+    ]
+    assert borrowed == []

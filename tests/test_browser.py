@@ -12,21 +12,18 @@ show (``docs/_static/screenshots/``); otherwise they are written to a temporary 
 from __future__ import annotations
 
 import base64
-import functools
-import http.server
+import contextlib
 import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import chromium
 import pytest
-from chromium import CHROMIUM, DRIVER
 from conftest import REPO, TESTS
+from helpers import serving
 
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
@@ -34,24 +31,6 @@ pytestmark = pytest.mark.browser
 
 ROOT = TESTS / "roots" / "test-browser"
 SCREENSHOTS = REPO / "docs" / "_static" / "screenshots"
-
-
-def _need_browser() -> None:
-    """Skip with the reason where no browser is installed; in CI, fail instead."""
-    missing = []
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        missing.append("the selenium package (pip install -e '.[test]')")
-    if not CHROMIUM:
-        missing.append("Chromium (apt-get install chromium)")
-    if not DRIVER:
-        missing.append("its driver (apt-get install chromium-driver)")
-    if missing:
-        reason = "the browser test needs " + " and ".join(missing)
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; .ci/run installs them in CI")
-        pytest.skip(reason)
 
 
 def _build(theme: str, out: Path) -> Path:
@@ -63,45 +42,20 @@ def _build(theme: str, out: Path) -> Path:
     return out / "html"
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """``serve(theme)`` -> the base URL of that theme's build, served on 127.0.0.1."""
-    servers: list[http.server.ThreadingHTTPServer] = []
     urls: dict[str, str] = {}
+    servers = contextlib.ExitStack()
 
     def start(theme: str) -> str:
         if theme not in urls:
             site = _build(theme, tmp_path_factory.mktemp(f"site-{theme}"))
-            handler = functools.partial(_Quiet, directory=str(site))
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            servers.append(server)
-            urls[theme] = f"http://127.0.0.1:{server.server_address[1]}/"
+            urls[theme] = servers.enter_context(serving(site)) + "/"
         return urls[theme]
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    _need_browser()
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    opts = chromium.options(profile)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = chromium.start(profile, opts)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    with servers:
+        yield start
 
 
 def _open(browser: Any, url: str) -> Any:

@@ -10,21 +10,19 @@ in linkcheck's report.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import defusedxml.ElementTree
 import pytest
-from conftest import REPO, TESTS, _root_path, unbroken, warning_lines
+from conftest import REPO, TESTS, unbroken, warning_lines
+from helpers import built, serving
 
 BUILDERS = ["html", "dirhtml", "singlehtml", "epub", "latex", "text", "man", "gettext"]
 ROWS = ["Qwen2-70B", "Qwen2.5-72B", "Qwen2.5-0.5B", "Qwen2.5-32B"]
@@ -171,8 +169,7 @@ def _label_page(aux: str, label: str) -> int:
 def test_latex_table_of_many_rows_splits_across_pages(make_app: Any, tmp_path: Path) -> None:
     srcdir = tmp_path / "big"
     _make_big_root(srcdir)
-    app = make_app("latex", srcdir=_root_path(str(srcdir)))
-    app.build()
+    app = built(make_app, srcdir, "latex")
     assert warning_lines(app) == []
     outdir = Path(app.outdir)
     tex = (outdir / "rlresources.tex").read_text(encoding="utf-8")
@@ -205,20 +202,8 @@ def local_server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """An HTTP server on 127.0.0.1 serving a folder (the network is never needed)."""
     served = tmp_path / "served"
     served.mkdir()
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(served))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", served
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(served) as base:
+        yield base, served
 
 
 def test_linkcheck_checks_the_script_urls(make_app: Any, tmp_path: Path, local_server: tuple[str, Path]) -> None:
@@ -229,9 +214,10 @@ def test_linkcheck_checks_the_script_urls(make_app: Any, tmp_path: Path, local_s
     shutil.copytree(srcdir / "examples", served / "v1" / "examples")
     missing = served / "v1" / "examples" / "tuning" / "70b" / "qwen2-70b_grpo_32_h20_fsdp_vllm.sh"
     missing.unlink()
-    app = make_app(
+    app = built(
+        make_app,
+        srcdir,
         "linkcheck",
-        srcdir=_root_path(str(srcdir)),
         confoverrides={
             "rlresources_script_url": base + "/{ref}/{path}",
             "rlresources_script_ref": "v1",
@@ -239,7 +225,6 @@ def test_linkcheck_checks_the_script_urls(make_app: Any, tmp_path: Path, local_s
             "linkcheck_retries": 1,
         },
     )
-    app.build()
     report = [json.loads(line) for line in (Path(app.outdir) / "output.json").read_text().splitlines()]
     status = {item["uri"]: item["status"] for item in report}
     scripts = {uri for uri in status if uri.startswith(base + "/v1/examples/tuning/")}

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sphinx.cmd.build import build_main
+from helpers import sphinx_build
 
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.loader import load_dataset
@@ -122,19 +122,11 @@ def _write_project(src: Path, case: str) -> None:
     (src / "other.rst").write_text("Other\n=====\n\nThis page draws no table.\n", "utf-8")
 
 
-def _build(src: Path, out: Path, *flags: str) -> tuple[int, list[str]]:
-    log = out.parent / f"{out.name}-warnings.txt"
-    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
-    status = build_main(["-q", "-N", "-E", *flags, "-w", str(log), str(src), str(out)])
-    text = log.read_text("utf-8") if log.exists() else ""
-    return status, [line.replace(str(src), "<srcdir>") for line in text.splitlines() if line.strip()]
-
-
 @pytest.mark.parametrize("case", CASES)
 def test_build_warns_draws_the_rest_and_fails_with_W(case: str, tmp_path: Path) -> None:
     src = tmp_path / "src"
     _write_project(src, case)
-    status, warnings = _build(src, tmp_path / "html", "-b", "html")
+    status, warnings = sphinx_build(src, tmp_path / "html", "-b", "html")
     assert status == 0
 
     want = [f"<srcdir>/data/{line}".replace(": error: ", ": WARNING: ", 1) for line in expected(case)]
@@ -161,5 +153,5 @@ def test_build_warns_draws_the_rest_and_fails_with_W(case: str, tmp_path: Path) 
         assert "8*H100" in html
         assert "qwen2-7b_grpo_8_h100_fsdp_vllm.sh" in html
 
-    status, _ = _build(src, tmp_path / "strict", "-b", "dummy", "-W", "--keep-going")  # exit 1 on Sphinx 7.2 too
+    status, _ = sphinx_build(src, tmp_path / "strict", "-b", "dummy", "-W", "--keep-going")  # exit 1 on Sphinx 7.2 too
     assert status == (1 if expected(case) else 0)

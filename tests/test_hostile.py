@@ -15,44 +15,13 @@ from pathlib import Path
 
 import pytest
 from conftest import unbroken
-from sphinx.cmd.build import build_main
+from helpers import HOSTILE_ROOT, ROW, SCRIPT, lines, make_repo, sphinx_project
+from helpers import sphinx_build as build
 
 from sphinx_rlresources.cli.main import main as rlresources
-from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.loader import LoadOptions
 from sphinx_rlresources.core.urls import safe_url
 from sphinx_rlresources.safe import yamlsafe
-
-TESTS = Path(__file__).parent
-HOSTILE_ROOT = TESTS / "roots" / "test-hostile"
-SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"
-ROW = f"""\
-  - tag: MIN
-    model: Qwen2-7B
-    task: GRPO
-    gpus: 8
-    device: H100
-    max_batch: 64
-    train: fsdp
-    infer: vllm
-    infer_version: "0.8.2"
-    script: {SCRIPT}
-    contributor: Xiangyongan
-"""
-
-
-def make_repo(tmp_path: Path, text: str | bytes, name: str = "7b.yaml") -> Path:
-    """A repository root with data/<name> and the one script the row links."""
-    root = tmp_path / "repo"
-    (root / "data").mkdir(parents=True)
-    data = text.encode() if isinstance(text, str) else text
-    (root / "data" / name).write_bytes(data)
-    shutil.copytree(HOSTILE_ROOT / "examples", root / "examples")
-    return root
-
-
-def lines(root: Path, options: LoadOptions | None = None) -> list[str]:
-    dataset = load_dataset(root / "data", root, options, display=lambda p: p.relative_to(root).as_posix())
-    return [d.format() for d in dataset.diagnostics]
 
 
 def lint(
@@ -63,24 +32,6 @@ def lint(
     out, err = capsys.readouterr()
     assert err == ""
     return status, out.splitlines()[:-1]
-
-
-def sphinx_project(root: Path, conf: str = "", page: str = ".. rl-resource-table:: 7b\n") -> Path:
-    (root / "conf.py").write_text(
-        f'extensions = ["sphinx_rlresources"]\nrlresources_data_dir = "data"\nrlresources_root = "."\n{conf}', "utf-8"
-    )
-    (root / "index.rst").write_text(f"Sizes\n=====\n\n{page}", "utf-8")
-    return root
-
-
-def build(src: Path, out: Path, *flags: str) -> tuple[int, list[str]]:
-    log = out.parent / f"{out.name}-warnings.txt"
-    log.unlink(missing_ok=True)  # Sphinx 7.2 appends to it
-    status = build_main(
-        ["-q", "-N", "-E", "-d", str(out.parent / f"{out.name}-doctrees"), *flags, "-w", str(log), str(src), str(out)]
-    )
-    text = log.read_text("utf-8") if log.exists() else ""
-    return status, [line.replace(str(src), "<srcdir>") for line in text.splitlines() if line.strip()]
 
 
 # -- objects are never constructed -------------------------------------------------------

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TESTS, _root_path, unbroken, warning_lines
+from conftest import TESTS, unbroken, warning_lines
+from helpers import built, git
 
 EVERY_PAGE = ["all", "index", "intro", "min", "size-14b", "size-70b", "size-7b"]
 DRAWING_PAGES = ["all", "min", "size-14b", "size-70b", "size-7b"]
@@ -37,13 +37,12 @@ def build(make_app: Any, srcdir: Path, warned: str = "", **overrides: Any) -> tu
     ``warned`` is the one warning subtype the build must report (none by default);
     ``overrides`` are conf values.
     """
-    app = make_app("html", srcdir=_root_path(str(srcdir)), confoverrides=overrides)
     read: list[str] = []
-    app.connect("env-before-read-docs", lambda _app, _env, docnames: read.extend(docnames), priority=900)
-    try:
-        app.build()
-    finally:
-        app.cleanup()  # unregister its nodes and directives, so the next app starts clean
+
+    def listen(app: Any) -> None:
+        app.connect("env-before-read-docs", lambda _app, _env, docnames: read.extend(docnames), priority=900)
+
+    app = built(make_app, srcdir, prepare=listen, confoverrides=overrides)
     lines = warning_lines(app)
     if warned:
         assert lines and all(f"[rlresources.{warned}]" in line for line in lines), lines
@@ -54,15 +53,6 @@ def build(make_app: Any, srcdir: Path, warned: str = "", **overrides: Any) -> tu
 
 def page(app: Any, name: str) -> str:
     return unbroken((Path(app.outdir) / f"{name}.html").read_text(encoding="utf-8"))
-
-
-def git(repo: Path, *args: str) -> None:
-    """Run git in ``repo`` with a fixed identity, away from the user's and the system's configuration."""
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_CONFIG_NOSYSTEM="1")
-    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org", HOME=str(repo))
-    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
-        env.pop(name, None)
-    subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, check=True)
 
 
 def touch(path: Path) -> None:

@@ -13,19 +13,19 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from conftest import TESTS, _root_path, warning_lines
+from conftest import TESTS, warning_lines
+from helpers import built
 
 
 def build(make_app: Any, srcdir: Path, jobs: int) -> tuple[Path, int]:
     """A clean build of a fresh copy; its output folder and how many reader processes merged."""
     shutil.copytree(TESTS / "roots" / "test-incremental", srcdir)
-    app = make_app("html", srcdir=_root_path(str(srcdir)), parallel=jobs, freshenv=True)
     merges: list[str] = []
-    app.connect("env-merge-info", lambda _app, _env, docnames, _other: merges.extend(docnames))
-    try:
-        app.build()
-    finally:
-        app.cleanup()  # unregister its nodes and directives, so the next app starts clean
+
+    def listen(app: Any) -> None:
+        app.connect("env-merge-info", lambda _app, _env, docnames, _other: merges.extend(docnames))
+
+    app = built(make_app, srcdir, prepare=listen, parallel=jobs, freshenv=True)
     assert warning_lines(app) == []
     return Path(app.outdir), len(merges)
 

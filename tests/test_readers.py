@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from conftest import TESTS, warning_lines
 from docutils import nodes
+from helpers import built
 from sphinx import addnodes
 
 from sphinx_rlresources.core import coverage
@@ -340,10 +341,7 @@ def test_coverage_counts() -> None:
 def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_path: Path, builder: str) -> None:
     srcdir = tmp_path / "src"
     shutil.copytree(READERS, srcdir)
-    app = make_app(
-        builder, srcdir=_root_path(srcdir), confoverrides={"project": "Readers", "copyright": "2026", "version": "1"}
-    )
-    app.build()
+    app = built(make_app, srcdir, builder, confoverrides={"project": "Readers", "copyright": "2026", "version": "1"})
     assert warning_lines(app) == []
     out = Path(app.outdir)
     if builder == "text":
@@ -365,12 +363,6 @@ def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_p
         assert (out / "_static" / "rlresources-filter.js").is_file()
     json_file = out / export.OUTPUT_PATH
     assert json_file.is_file() == (builder in ("singlehtml", "dirhtml"))
-
-
-def _root_path(path: Path) -> Any:
-    from conftest import _root_path as root_path
-
-    return root_path(str(path))
 
 
 # -- the JSON file -------------------------------------------------------------------------
@@ -454,8 +446,7 @@ def test_unreadable_size_is_reported_and_left_out(make_app: Any, tmp_path: Path)
     (srcdir / "index.rst").write_text(
         "Index\n=====\n\n.. rl-resource-chart::\n\n.. rl-resource-coverage::\n", encoding="utf-8"
     )
-    app = make_app("html", srcdir=_root_path(srcdir))
-    app.build()
+    app = built(make_app, srcdir)
     unreadable = [line for line in warning_lines(app) if "data_unreadable" in line]
     assert unreadable == [
         "<srcdir>/index.rst:4: WARNING: the data for size '70B' could not be read (<srcdir>/data/70b.yaml); "

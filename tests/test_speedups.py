@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TESTS, _root_path, unbroken, warning_lines
+from conftest import TESTS, unbroken, warning_lines
 from docutils import nodes
+from helpers import built
 
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
@@ -27,12 +28,7 @@ from sphinx_rlresources.sphinxext import table as directive
 
 
 def build(make_app: Any, srcdir: Path, buildername: str = "html", **kwargs: Any) -> Any:
-    app = make_app(buildername, srcdir=_root_path(str(srcdir)), freshenv=True, **kwargs)
-    try:
-        app.build()
-    finally:
-        app.cleanup()  # unregister its nodes and directives, so the next app starts clean
-    return app
+    return built(make_app, srcdir, buildername, freshenv=True, **kwargs)
 
 
 def site(tmp_path: Path, name: str) -> Path:
@@ -101,12 +97,11 @@ def test_text_smart_quotes_would_change_is_drawn_in_place_unless_the_body_opts_o
 def test_rows_survive_settings_that_strip_comments(make_app: Any, tmp_path: Path) -> None:
     src = site(tmp_path, "strip")
     (src / "plain.rst").write_text("Plain\n=====\n\n.. a comment\n\ntext\n")
-    app = make_app("html", srcdir=_root_path(str(src)), freshenv=True)
-    app.env.settings["strip_comments"] = True  # what docutils.conf's strip_comments sets
-    try:
-        app.build()
-    finally:
-        app.cleanup()
+
+    def strip_comments(app: Any) -> None:
+        app.env.settings["strip_comments"] = True  # what docutils.conf's strip_comments sets
+
+    app = build(make_app, src, prepare=strip_comments)
     assert "a comment" not in (Path(app.outdir) / "plain.html").read_text(encoding="utf-8")
     assert "qwen2.5-72b_" in unbroken((Path(app.outdir) / "size-70b.html").read_text(encoding="utf-8"))
 

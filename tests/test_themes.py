@@ -19,8 +19,7 @@ resize made a different case fail on each run.
 
 from __future__ import annotations
 
-import functools
-import http.server
+import contextlib
 import itertools
 import json
 import os
@@ -28,13 +27,12 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import REPO, TESTS
-from test_browser import _Quiet, browser  # noqa: F401 - the browser fixture is shared
+from helpers import serving
 
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
@@ -89,8 +87,8 @@ return found;
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """``sites(theme, site)`` -> the URL of that site built in that theme, served on 127.0.0.1."""
-    servers: list[http.server.ThreadingHTTPServer] = []
     urls: dict[tuple[str, str], str] = {}
+    servers = contextlib.ExitStack()
 
     def start(theme: str, site: str) -> str:
         if (theme, site) not in urls:
@@ -102,17 +100,11 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                  "-d", str(out / ".doctrees"), str(SITES[site]), str(out / "html")],
                 check=True,
             )  # fmt: skip
-            handler = functools.partial(_Quiet, directory=str(out / "html"))
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            servers.append(server)
-            urls[(theme, site)] = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+            urls[(theme, site)] = servers.enter_context(serving(out / "html")) + "/index.html"
         return urls[(theme, site)]
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    with servers:
+        yield start
 
 
 SETTLED = """
@@ -199,7 +191,7 @@ return Array.from(document.querySelectorAll('table.rlresources-table')).map(tabl
 @pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
 @pytest.mark.parametrize("theme", THEMES)
 def test_every_column_is_visible_without_scrolling_sideways(
-    browser: Any,  # noqa: F811
+    browser: Any,
     sites: Any,
     theme: str,
     dark: bool,
@@ -286,7 +278,7 @@ return out;
 @pytest.mark.parametrize("width", [1280, 1440])
 @pytest.mark.parametrize("theme", THEMES)
 def test_no_word_of_the_seed_table_wraps_while_another_column_has_room(
-    browser: Any,  # noqa: F811
+    browser: Any,
     sites: Any,
     theme: str,
     width: int,
@@ -355,7 +347,7 @@ return {seen: seen, text: scale * parseFloat(svg.getAttribute('font-size')),
 
 @pytest.mark.parametrize("site", sorted(SITES))
 @pytest.mark.parametrize("theme", THEMES)
-def test_narrow_screens_show_each_row_as_a_card(browser: Any, sites: Any, theme: str, site: str) -> None:  # noqa: F811
+def test_narrow_screens_show_each_row_as_a_card(browser: Any, sites: Any, theme: str, site: str) -> None:
     found = _look(browser, sites(theme, site), 400)
     assert set(found["cards"]) == {"block"}, found["cards"]
     assert found["outside"] == [] and found["hidden"] == [] and found["overflow"] <= 0, found
@@ -392,7 +384,7 @@ def test_narrow_screens_show_each_row_as_a_card(browser: Any, sites: Any, theme:
 @pytest.mark.parametrize("site", sorted(SITES))
 @pytest.mark.parametrize("theme", THEMES)
 def test_at_400_pixels_nothing_we_draw_is_wider_than_its_column(
-    browser: Any,  # noqa: F811
+    browser: Any,
     sites: Any,
     theme: str,
     site: str,
@@ -403,7 +395,7 @@ def test_at_400_pixels_nothing_we_draw_is_wider_than_its_column(
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_at_400_pixels_every_size_of_the_chart_is_on_screen(browser: Any, sites: Any, theme: str) -> None:  # noqa: F811
+def test_at_400_pixels_every_size_of_the_chart_is_on_screen(browser: Any, sites: Any, theme: str) -> None:
     _open(browser, sites(theme, "seed"), 400)
     chart = browser.execute_script(SIZES_SEEN)
     assert chart is not None
@@ -432,7 +424,7 @@ def _axe() -> str:
 
 @pytest.mark.parametrize("site", sorted(SITES))
 @pytest.mark.parametrize("theme", THEMES)
-def test_no_wcag_aa_violation_inside_our_elements(browser: Any, sites: Any, theme: str, site: str) -> None:  # noqa: F811
+def test_no_wcag_aa_violation_inside_our_elements(browser: Any, sites: Any, theme: str, site: str) -> None:
     script = _axe()
     _open(browser, sites(theme, site), 1280)
     browser.execute_script(script)
@@ -450,7 +442,7 @@ def test_no_wcag_aa_violation_inside_our_elements(browser: Any, sites: Any, them
     assert violations == [], json.dumps(violations, indent=1)[:2000]
 
 
-def test_the_chart_has_a_text_alternative_and_the_filter_announces_its_count(browser: Any, sites: Any) -> None:  # noqa: F811
+def test_the_chart_has_a_text_alternative_and_the_filter_announces_its_count(browser: Any, sites: Any) -> None:
     browser.get(sites("furo", "seed"))
     found = browser.execute_script(
         """

@@ -18,7 +18,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_hostile import ROW, SCRIPT, build, lines, make_repo, sphinx_project
+from helpers import ROW, SCRIPT, lines, make_repo, sphinx_project
+from helpers import sphinx_build as build
 
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core import checks, paths

@@ -15,7 +15,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_hostile import ROW, SCRIPT, build, make_repo, sphinx_project
+from helpers import ROW, SCRIPT, make_repo, sphinx_project
+from helpers import sphinx_build as build
 
 from sphinx_rlresources.cli.render import Renderer
 from sphinx_rlresources.core.loader import load_dataset
