@@ -6,7 +6,8 @@ A cell is either read whole or reported (:class:`CellError`); nothing is guessed
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -177,95 +178,148 @@ def read_contributor(cell: Cell, page: Page) -> tuple[Any, list[str]]:
     return name, [f"the contributor link '{link.target}' is not an http(s) or mailto link; only the name is kept"]
 
 
+@dataclass
+class _Row:
+    """What reading one row's cells has found so far; each column's parser adds to it."""
+
+    page: Page
+    page_dir: Path
+    root: Path | None
+    values: dict[str, Any] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)
+    link: ScriptLink | None = None
+
+    def plain(self, cell: Cell) -> str:
+        """The cell as plain text, a dropped link noted as a partial loss."""
+        text, partial = plain_text(cell.text, self.page)
+        self.notes.extend(Finding(cell.line, message) for message in partial)
+        return text
+
+
+def _tag(cell: Cell, row: _Row) -> None:
+    text = row.plain(cell)
+    if text.upper() not in ("MIN", "RECOMMENDED"):
+        raise CellError(f"Tag '{text}' is neither MIN nor RECOMMENDED")
+    row.values["tag"] = text.upper()
+    if text != text.upper():
+        row.notes.append(Finding(cell.line, f"Tag '{text}' is written as {text.upper()}", "note"))
+
+
+def _words(key: str) -> Callable[[Cell, _Row], None]:
+    """The parser of a column of plain words that may not be empty (model, task, train)."""
+
+    def parse(cell: Cell, row: _Row) -> None:
+        text = row.plain(cell)
+        if not text:
+            raise CellError(f"the {key.capitalize()} cell is empty")
+        row.values[key] = text
+
+    return parse
+
+
+def _resource(cell: Cell, row: _Row) -> None:
+    text = row.plain(cell)
+    match = _RESOURCE.match(text)
+    if not match:
+        raise CellError(f"Resource '{text}' is not in the form N*DEVICE (8*H100)")
+    row.values["gpus"], row.values["device"] = int(match.group(1)), match.group(2)
+
+
+def _max_batch(cell: Cell, row: _Row) -> None:
+    text = row.plain(cell)
+    if text in ("", "-", "\\", "—", "–"):
+        row.values["max_batch"] = None
+    elif text.isdigit():
+        row.values["max_batch"] = int(text)
+    else:
+        raise CellError(f"MaxBatch '{text}' is not a whole number (or empty, '-', '\\')")
+
+
+def _infer(cell: Cell, row: _Row) -> None:
+    text = row.plain(cell)
+    match = _INFER.match(text.replace(" ", ""))
+    if not match:
+        raise CellError(f"Infer '{text}' is not an engine name with an optional version (vllm0.8.3)")
+    row.values["infer"] = match.group(1)
+    if match.group(2):
+        row.values["infer_version"] = match.group(2)
+    if text.replace(" ", "") != text:
+        row.notes.append(
+            Finding(cell.line, f"Infer '{text}' is drawn as '{match.group(1)}{match.group(2) or ''}'", "note")
+        )
+
+
+def _script(cell: Cell, row: _Row) -> None:
+    link, shown = read_script(cell, row.page, row.page_dir, row.root)
+    row.link = link
+    link.line = cell.line
+    row.values["script"] = link.path
+    if link.pinned:
+        row.values["script_ref"] = link.pinned
+    name = PurePosixPath(link.path).name
+    if shown.endswith(".sh") and PurePosixPath(shown).name != name:
+        row.notes.append(
+            Finding(
+                cell.line,
+                f"the link text '{shown}' names another file than its target '{name}'; the row keeps "
+                "the target: fix the text or the link on the page",
+                "defect",
+            )
+        )
+    elif shown and shown not in (name, name[: -len(".sh")]):
+        row.notes.append(
+            Finding(
+                cell.line,
+                f"the link text '{shown}' is not the script's file name; the table will show '{name}'",
+                "note",
+            )
+        )
+    if link.tree:
+        row.notes.append(
+            Finding(
+                cell.line,
+                f"the link to '{name}' uses /tree/, GitHub's folder view, for a file; use /blob/",
+                "defect",
+            )
+        )
+
+
+def _contributor(cell: Cell, row: _Row) -> None:
+    row.values["contributor"], partial = read_contributor(cell, row.page)
+    row.notes.extend(Finding(cell.line, message) for message in partial)
+
+
+PARSERS: dict[str, Callable[[Cell, _Row], None]] = {
+    "tag": _tag,
+    "model": _words("model"),
+    "task": _words("task"),
+    "resource": _resource,
+    "max_batch": _max_batch,
+    "train": _words("train"),
+    "infer": _infer,
+    "script": _script,
+    "contributor": _contributor,
+}
+"""One parser per column key: it reads the cell into the row, or raises :class:`CellError`."""
+
+
 def read_cells(
     cells: dict[str, Cell], page: Page, page_dir: Path, root: Path | None
 ) -> tuple[dict[str, Any], list[Finding], list[Finding], ScriptLink | None]:
     """Read one row: (values, failures that lose the row, notes and partial losses, script link)."""
-    values: dict[str, Any] = {}
+    row = _Row(page, page_dir, root)
     failed: list[Finding] = []
-    notes: list[Finding] = []
-    link: ScriptLink | None = None
     for key, cell in cells.items():
-        text = cell.text
-        if len(text) > MAX_CELL:
-            failed.append(Finding(cell.line, f"the cell is {len(text)} characters long, more than the {MAX_CELL} read"))
+        if len(cell.text) > MAX_CELL:
+            failed.append(
+                Finding(cell.line, f"the cell is {len(cell.text)} characters long, more than the {MAX_CELL} read")
+            )
+            continue
+        parse = PARSERS.get(key)
+        if parse is None:
             continue
         try:
-            if key in ("tag", "resource", "max_batch", "infer"):
-                text, partial = plain_text(text, page)
-                notes.extend(Finding(cell.line, message) for message in partial)
-            if key == "tag":
-                if text.upper() not in ("MIN", "RECOMMENDED"):
-                    raise CellError(f"Tag '{text}' is neither MIN nor RECOMMENDED")
-                values["tag"] = text.upper()
-                if text != text.upper():
-                    notes.append(Finding(cell.line, f"Tag '{text}' is written as {text.upper()}", "note"))
-            elif key in ("model", "task", "train"):
-                text, partial = plain_text(text, page)
-                notes.extend(Finding(cell.line, message) for message in partial)
-                if not text:
-                    raise CellError(f"the {key.capitalize()} cell is empty")
-                values[key] = text
-            elif key == "resource":
-                match = _RESOURCE.match(text)
-                if not match:
-                    raise CellError(f"Resource '{text}' is not in the form N*DEVICE (8*H100)")
-                values["gpus"], values["device"] = int(match.group(1)), match.group(2)
-            elif key == "max_batch":
-                if text in ("", "-", "\\", "—", "–"):
-                    values["max_batch"] = None
-                elif text.isdigit():
-                    values["max_batch"] = int(text)
-                else:
-                    raise CellError(f"MaxBatch '{text}' is not a whole number (or empty, '-', '\\')")
-            elif key == "infer":
-                match = _INFER.match(text.replace(" ", ""))
-                if not match:
-                    raise CellError(f"Infer '{text}' is not an engine name with an optional version (vllm0.8.3)")
-                values["infer"] = match.group(1)
-                if match.group(2):
-                    values["infer_version"] = match.group(2)
-                if text.replace(" ", "") != text:
-                    notes.append(
-                        Finding(
-                            cell.line, f"Infer '{text}' is drawn as '{match.group(1)}{match.group(2) or ''}'", "note"
-                        )
-                    )
-            elif key == "script":
-                link, shown = read_script(cell, page, page_dir, root)
-                link.line = cell.line
-                values["script"] = link.path
-                if link.pinned:
-                    values["script_ref"] = link.pinned
-                name = PurePosixPath(link.path).name
-                if shown.endswith(".sh") and PurePosixPath(shown).name != name:
-                    notes.append(
-                        Finding(
-                            cell.line,
-                            f"the link text '{shown}' names another file than its target '{name}'; the row keeps "
-                            "the target: fix the text or the link on the page",
-                            "defect",
-                        )
-                    )
-                elif shown and shown not in (name, name[: -len(".sh")]):
-                    notes.append(
-                        Finding(
-                            cell.line,
-                            f"the link text '{shown}' is not the script's file name; the table will show '{name}'",
-                            "note",
-                        )
-                    )
-                if link.tree:
-                    notes.append(
-                        Finding(
-                            cell.line,
-                            f"the link to '{name}' uses /tree/, GitHub's folder view, for a file; use /blob/",
-                            "defect",
-                        )
-                    )
-            elif key == "contributor":
-                values["contributor"], partial = read_contributor(cell, page)
-                notes.extend(Finding(cell.line, message) for message in partial)
+            parse(cell, row)
         except CellError as err:
             failed.append(Finding(cell.line, str(err)))
-    return values, failed, notes, link
+    return row.values, failed, row.notes, row.link

@@ -35,7 +35,16 @@ from sphinx_rlresources.cli.common import (
     repository_root,
     write_file,
 )
-from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, Page, header_key, parse_page
+from sphinx_rlresources.cli.pageread import (
+    REQUIRED,
+    SIZE_LABEL,
+    Cell,
+    Finding,
+    Page,
+    Table,
+    header_key,
+    parse_page,
+)
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import relpath
@@ -99,87 +108,123 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
             for row in table.rows:
                 _lose_row(row, f"{where} has no header row, so its columns are unknown", result, None)
             continue
-        names = [c.text for c in table.header]
-        keys = [header_key(c.text) for c in table.header]
-        missing = [k for k in REQUIRED if k not in keys]
-        header_text = ", ".join(names)
+        reading = _TableReading(page, page_dir, root, table, where, heading_size, result)
         for row in table.rows:
-            if all(not c.text for c in row):
-                line = row[0].line if row else table.line
-                placeholder = any(page.lines[c.line - 1].rstrip().endswith("\\") for c in row if c.line)
-                if placeholder:
-                    result.findings.append(
-                        Finding(
-                            line,
-                            f"a row of placeholders ('\\') in {where} shows readers an empty row; remove it "
-                            "from the page (it is not imported)",
-                            "defect",
-                        )
-                    )
-                else:
-                    result.findings.append(Finding(line, f"an empty row in {where} is skipped", "note"))
-                continue
-            if len(row) != len(table.header):
-                _lose_row(
-                    row,
-                    f"it has {len(row)} cells but the header at line {table.header[0].line} has "
-                    f"{len(table.header)} ({header_text}); which column each cell belongs to cannot be told",
-                    result,
-                    None,
-                )
-                continue
-            if missing:
-                _lose_row(
-                    row, f"{where} has no column for {', '.join(missing)}, which every row needs", result, table.header
-                )
-                continue
-            cells: dict[str, Cell] = {}
-            for index, (key, cell) in enumerate(zip(keys, row, strict=True)):
-                if key is None or key in cells:
-                    if cell.text:
-                        result.findings.append(
-                            Finding(
-                                cell.line,
-                                f"cell {index + 1} ({names[index]}) {_shown(cell)} not carried over: the data "
-                                f"has no field for the column '{names[index]}'",
-                                "cell",
-                            )
-                        )
-                    continue
-                cells[key] = cell
-            values, failed, notes, link = read_cells(cells, page, page_dir, root)
-            result.findings.extend(notes)
-            if "max_batch" not in cells:
-                values["max_batch"] = None
-            size = heading_size or (_folder_size(values["script"]) if "script" in values else None)
-            if failed or size is None:
-                reasons = [f.message for f in failed] or [
-                    "no size: neither the heading above the table nor the script's folder names one"
-                ]
-                _lose_row(row, "; ".join(reasons), result, table.header)
-                continue
-            folder = _folder_size(values["script"])
-            if heading_size and folder and size_key(folder) != size_key(heading_size):
-                result.findings.append(
-                    Finding(
-                        row[0].line,
-                        f"the script's folder says {folder} but the heading says {heading_size}; "
-                        f"the row goes to {heading_size}",
-                        "note",
-                    )
-                )
-            entry = {k: values[k] for k in ENTRY_ORDER if k in values}
-            problems = _schema_problems(size, entry)
-            if problems:
-                _lose_row(row, f"the row breaks the data format ({problems[0]})", result, table.header)
-                continue
-            key = result.add_size(size)
-            result.rows[key].append((row[0].line, entry))
-            result.cell_lines[id(entry)] = sorted({cell.line for k, cell in cells.items() if k != "script"})
-            if link is not None:
-                result.links.append(link)
+            reading.row(row)
     result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
     return result
+
+
+@dataclass
+class _TableReading:
+    """Reading the rows of one table that has a header, into ``result``."""
+
+    page: Page
+    page_dir: Path
+    root: Path | None
+    table: Table
+    where: str
+    """How findings name the table: ``the list-table at line 12``."""
+    heading_size: str | None
+    """The size the nearest heading above the table names, if any."""
+    result: Result
+
+    @property
+    def header(self) -> list[Cell]:
+        assert self.table.header is not None  # only tables with a header are read row by row
+        return self.table.header
+
+    def row(self, row: list[Cell]) -> None:
+        """One row: written to its size, or lost with the reason; an empty row is only noted."""
+        header = self.header
+        keys = [header_key(c.text) for c in header]
+        missing = [k for k in REQUIRED if k not in keys]
+        if all(not c.text for c in row):
+            self._empty(row)
+        elif len(row) != len(header):
+            _lose_row(
+                row,
+                f"it has {len(row)} cells but the header at line {header[0].line} has "
+                f"{len(header)} ({', '.join(c.text for c in header)}); "
+                "which column each cell belongs to cannot be told",
+                self.result,
+                None,
+            )
+        elif missing:
+            _lose_row(
+                row, f"{self.where} has no column for {', '.join(missing)}, which every row needs", self.result, header
+            )
+        else:
+            self._read(row, self._cells(row, keys))
+
+    def _empty(self, row: list[Cell]) -> None:
+        line = row[0].line if row else self.table.line
+        if any(self.page.lines[c.line - 1].rstrip().endswith("\\") for c in row if c.line):
+            self.result.findings.append(
+                Finding(
+                    line,
+                    f"a row of placeholders ('\\') in {self.where} shows readers an empty row; remove it "
+                    "from the page (it is not imported)",
+                    "defect",
+                )
+            )
+        else:
+            self.result.findings.append(Finding(line, f"an empty row in {self.where} is skipped", "note"))
+
+    def _cells(self, row: list[Cell], keys: list[str | None]) -> dict[str, Cell]:
+        """The row's cells by field; a cell of a column the data has no field for (or a repeated one) is lost."""
+        names = [c.text for c in self.header]
+        cells: dict[str, Cell] = {}
+        for index, (key, cell) in enumerate(zip(keys, row, strict=True)):
+            if key is not None and key not in cells:
+                cells[key] = cell
+            elif cell.text:
+                self.result.findings.append(
+                    Finding(
+                        cell.line,
+                        f"cell {index + 1} ({names[index]}) {_shown(cell)} not carried over: the data "
+                        f"has no field for the column '{names[index]}'",
+                        "cell",
+                    )
+                )
+        return cells
+
+    def _read(self, row: list[Cell], cells: dict[str, Cell]) -> None:
+        values, failed, notes, link = read_cells(cells, self.page, self.page_dir, self.root)
+        self.result.findings.extend(notes)
+        if "max_batch" not in cells:
+            values["max_batch"] = None
+        size = self.heading_size or (_folder_size(values["script"]) if "script" in values else None)
+        if failed or size is None:
+            reasons = [f.message for f in failed] or [
+                "no size: neither the heading above the table nor the script's folder names one"
+            ]
+            _lose_row(row, "; ".join(reasons), self.result, self.header)
+            return
+        self._note_folder(row, values["script"])
+        entry = {k: values[k] for k in ENTRY_ORDER if k in values}
+        problems = _schema_problems(size, entry)
+        if problems:
+            _lose_row(row, f"the row breaks the data format ({problems[0]})", self.result, self.header)
+            return
+        key = self.result.add_size(size)
+        self.result.rows[key].append((row[0].line, entry))
+        self.result.cell_lines[id(entry)] = sorted({cell.line for k, cell in cells.items() if k != "script"})
+        if link is not None:
+            self.result.links.append(link)
+
+    def _note_folder(self, row: list[Cell], script: str) -> None:
+        """Note a script folder that names another size than the heading (the heading wins)."""
+        folder = _folder_size(script)
+        if self.heading_size and folder and size_key(folder) != size_key(self.heading_size):
+            self.result.findings.append(
+                Finding(
+                    row[0].line,
+                    f"the script's folder says {folder} but the heading says {self.heading_size}; "
+                    f"the row goes to {self.heading_size}",
+                    "note",
+                )
+            )
 
 
 def _odd_headers(page: Page) -> list[Finding]:

@@ -78,6 +78,148 @@ def _is_date(value: Any) -> bool:
 FORMATS: dict[str, Check] = {"date": _is_date}
 
 
+class _Compiler:
+    """Compiles one schema, node by node; each keyword has its own method (:data:`_KEYWORDS`)."""
+
+    def __init__(self, root: dict[str, Any], types: Mapping[str, Check] | None, formats: bool) -> None:
+        self.root = root
+        self.types = {**TYPES, **(types or {})}
+        self.formats = formats
+        self.refs: dict[str, Check] = {}
+
+    def is_type(self, name: str) -> Check:
+        if name not in self.types:
+            raise Unsupported(f"type {name}")
+        return self.types[name]
+
+    def node(self, schema: Any) -> Check:
+        if schema is True or schema == {}:
+            return _always
+        if schema is False:
+            return lambda v: False
+        if not isinstance(schema, dict):
+            raise Unsupported(repr(schema))
+        checks = [self.keyword(key, value, schema) for key, value in schema.items() if key not in _ANNOTATIONS]
+        if not checks:
+            return _always
+        if len(checks) == 1:
+            return checks[0]
+        return lambda v: all(check(v) for check in checks)
+
+    def keyword(self, key: str, value: Any, schema: dict[str, Any]) -> Check:
+        method = _KEYWORDS.get(key)
+        if method is None:
+            raise Unsupported(key)
+        return method(self, value, schema)
+
+    # -- one method per keyword --------------------------------------------------------
+
+    def type_(self, value: Any, _schema: dict[str, Any]) -> Check:
+        tests = [self.is_type(name) for name in ([value] if isinstance(value, str) else value)]
+        if len(tests) == 1:
+            return tests[0]
+        return lambda v: any(test(v) for test in tests)
+
+    def enum(self, value: Any, _schema: dict[str, Any]) -> Check:
+        if not all(isinstance(each, str) for each in value):
+            raise Unsupported("enum of non-strings")
+        allowed = frozenset(value)
+        return lambda v: isinstance(v, str) and v in allowed
+
+    def pattern(self, value: Any, _schema: dict[str, Any]) -> Check:
+        search = re.compile(value).search
+        return lambda v: not isinstance(v, str) or search(v) is not None
+
+    def min_length(self, value: Any, _schema: dict[str, Any]) -> Check:
+        return lambda v: not isinstance(v, str) or len(v) >= value
+
+    def max_length(self, value: Any, _schema: dict[str, Any]) -> Check:
+        return lambda v: not isinstance(v, str) or len(v) <= value
+
+    def minimum(self, value: Any, _schema: dict[str, Any]) -> Check:
+        number = self.is_type("number")
+        return lambda v: not number(v) or v >= value
+
+    def maximum(self, value: Any, _schema: dict[str, Any]) -> Check:
+        number = self.is_type("number")
+        return lambda v: not number(v) or v <= value
+
+    def format_(self, value: Any, _schema: dict[str, Any]) -> Check:
+        if not self.formats:
+            return _always
+        if value not in FORMATS:
+            raise Unsupported(f"format {value}")
+        return FORMATS[value]
+
+    def required(self, value: Any, _schema: dict[str, Any]) -> Check:
+        names = tuple(value)
+        return lambda v: not isinstance(v, dict) or all(name in v for name in names)
+
+    def properties(self, value: Any, _schema: dict[str, Any]) -> Check:
+        compiled = {name: self.node(sub) for name, sub in value.items()}
+        return lambda v: not isinstance(v, dict) or all(check(v[name]) for name, check in compiled.items() if name in v)
+
+    def pattern_properties(self, value: Any, _schema: dict[str, Any]) -> Check:
+        matched = [(re.compile(pattern), self.node(sub)) for pattern, sub in value.items()]
+        return lambda v: (
+            not isinstance(v, dict)
+            or all(check(item) for name, item in v.items() for regex, check in matched if regex.search(name))
+        )
+
+    def additional_properties(self, value: Any, schema: dict[str, Any]) -> Check:
+        known = frozenset(schema.get("properties", {}))
+        patterns = [re.compile(pattern) for pattern in schema.get("patternProperties", {})]
+        extra = self.node(value)
+        if extra is _always:
+            return _always
+        return lambda v: (
+            not isinstance(v, dict)
+            or all(name in known or any(p.search(name) for p in patterns) or extra(v[name]) for name in v)
+        )
+
+    def items(self, value: Any, schema: dict[str, Any]) -> Check:
+        if "prefixItems" in schema:
+            raise Unsupported("prefixItems")
+        item = self.node(value)
+        return lambda v: not isinstance(v, list) or all(item(each) for each in v)
+
+    def one_of(self, value: Any, _schema: dict[str, Any]) -> Check:
+        branches = [self.node(sub) for sub in value]
+        return lambda v: sum(1 for branch in branches if branch(v)) == 1
+
+    def ref(self, pointer: Any, _schema: dict[str, Any]) -> Check:
+        if not pointer.startswith("#/"):
+            raise Unsupported(pointer)
+        if pointer not in self.refs:
+            target: Any = self.root
+            for part in pointer[2:].split("/"):
+                target = target[part.replace("~1", "/").replace("~0", "~")]
+            slot: list[Check] = []
+            self.refs[pointer] = lambda v: slot[0](v)  # recursion-safe
+            slot.append(self.node(target))
+        return self.refs[pointer]
+
+
+_KEYWORDS: dict[str, Callable[[_Compiler, Any, dict[str, Any]], Check]] = {
+    "type": _Compiler.type_,
+    "enum": _Compiler.enum,
+    "pattern": _Compiler.pattern,
+    "minLength": _Compiler.min_length,
+    "maxLength": _Compiler.max_length,
+    "minimum": _Compiler.minimum,
+    "maximum": _Compiler.maximum,
+    "format": _Compiler.format_,
+    "required": _Compiler.required,
+    "properties": _Compiler.properties,
+    "patternProperties": _Compiler.pattern_properties,
+    "additionalProperties": _Compiler.additional_properties,
+    "items": _Compiler.items,
+    "oneOf": _Compiler.one_of,
+    "$ref": _Compiler.ref,
+}
+"""The keywords the compiler knows, with jsonschema's draft 2020-12 meaning; any other is :class:`Unsupported`."""
+
+
 def compile_schema(
     root: dict[str, Any], types: Mapping[str, Check] | None = None, formats: bool = True
 ) -> Check | None:
@@ -86,110 +228,7 @@ def compile_schema(
     ``types`` replaces some of :data:`TYPES` (as a redefined jsonschema type checker
     does); ``formats`` says whether ``format`` is asserted (a format checker is used).
     """
-    refs: dict[str, Check] = {}
-    known_types = {**TYPES, **(types or {})}
-
-    def is_type(name: str) -> Check:
-        if name not in known_types:
-            raise Unsupported(f"type {name}")
-        return known_types[name]
-
-    def ref(pointer: str) -> Check:
-        if not pointer.startswith("#/"):
-            raise Unsupported(pointer)
-        if pointer not in refs:
-            target: Any = root
-            for part in pointer[2:].split("/"):
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            slot: list[Check] = []
-            refs[pointer] = lambda v: slot[0](v)  # recursion-safe
-            slot.append(compile_node(target))
-        return refs[pointer]
-
-    def compile_node(schema: Any) -> Check:
-        if schema is True or schema == {}:
-            return _always
-        if schema is False:
-            return lambda v: False
-        if not isinstance(schema, dict):
-            raise Unsupported(repr(schema))
-        checks: list[Check] = []
-        for key, value in schema.items():
-            if key in _ANNOTATIONS:
-                continue
-            checks.append(keyword(key, value, schema))
-        if not checks:
-            return _always
-        if len(checks) == 1:
-            return checks[0]
-        return lambda v: all(check(v) for check in checks)
-
-    def keyword(key: str, value: Any, schema: dict[str, Any]) -> Check:
-        if key == "type":
-            tests = [is_type(name) for name in ([value] if isinstance(value, str) else value)]
-            if len(tests) == 1:
-                return tests[0]
-            return lambda v: any(test(v) for test in tests)
-        if key == "enum":
-            if not all(isinstance(each, str) for each in value):
-                raise Unsupported("enum of non-strings")
-            allowed = frozenset(value)
-            return lambda v: isinstance(v, str) and v in allowed
-        if key == "pattern":
-            search = re.compile(value).search
-            return lambda v: not isinstance(v, str) or search(v) is not None
-        if key == "minLength":
-            return lambda v: not isinstance(v, str) or len(v) >= value
-        if key == "maxLength":
-            return lambda v: not isinstance(v, str) or len(v) <= value
-        if key in ("minimum", "maximum"):
-            number = is_type("number")
-            if key == "minimum":
-                return lambda v: not number(v) or v >= value
-            return lambda v: not number(v) or v <= value
-        if key == "format":
-            if not formats:
-                return _always
-            if value not in FORMATS:
-                raise Unsupported(f"format {value}")
-            return FORMATS[value]
-        if key == "required":
-            names = tuple(value)
-            return lambda v: not isinstance(v, dict) or all(name in v for name in names)
-        if key == "properties":
-            compiled = {name: compile_node(sub) for name, sub in value.items()}
-            return lambda v: (
-                not isinstance(v, dict) or all(check(v[name]) for name, check in compiled.items() if name in v)
-            )
-        if key == "patternProperties":
-            matched = [(re.compile(pattern), compile_node(sub)) for pattern, sub in value.items()]
-            return lambda v: (
-                not isinstance(v, dict)
-                or all(check(item) for name, item in v.items() for regex, check in matched if regex.search(name))
-            )
-        if key == "additionalProperties":
-            known = frozenset(schema.get("properties", {}))
-            patterns = [re.compile(pattern) for pattern in schema.get("patternProperties", {})]
-            extra = compile_node(value)
-            if extra is _always:
-                return _always
-            return lambda v: (
-                not isinstance(v, dict)
-                or all(name in known or any(p.search(name) for p in patterns) or extra(v[name]) for name in v)
-            )
-        if key == "items":
-            if "prefixItems" in schema:
-                raise Unsupported("prefixItems")
-            item = compile_node(value)
-            return lambda v: not isinstance(v, list) or all(item(each) for each in v)
-        if key == "oneOf":
-            branches = [compile_node(sub) for sub in value]
-            return lambda v: sum(1 for branch in branches if branch(v)) == 1
-        if key == "$ref":
-            return ref(value)
-        raise Unsupported(key)
-
     try:
-        return compile_node(root)
+        return _Compiler(root, types, formats).node(root)
     except (Unsupported, KeyError, TypeError, re.error):
         return None

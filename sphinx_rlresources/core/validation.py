@@ -12,6 +12,7 @@ import difflib
 import functools
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -161,112 +162,148 @@ def _flatten(error: jsonschema.ValidationError) -> Iterator[jsonschema.Validatio
     yield from branch or [error]
 
 
-def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> list[tuple[Path_, bool, str]]:
+Explained = list[tuple[Path_, bool, str]]
+"""(path, at_key, message) for each problem one schema error stands for."""
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """One schema error, as the explanations below read it."""
+
+    path: Path_
+    where: str
+    """The path as text: ``entries[0].gpus``."""
+    value: Any
+    """The offending value (jsonschema types these loosely; they are plain JSON values here)."""
+    spec: Any
+    """The failed keyword's value in the schema (``integer`` for ``type``)."""
+    subschema: Any
+    doc: YamlDocument
+
+    def shown(self) -> str:
+        return shown_value(self.value, self.doc, self.path)
+
+    def one(self, message: str) -> Explained:
+        """One problem at the value."""
+        return [(self.path, False, message)]
+
+
+def _unknown_fields(failure: _Failure) -> Explained:
+    allowed = sorted(failure.subschema.get("properties", {}))
+    out: Explained = []
+    for key in sorted(set(failure.value) - set(allowed)):
+        close = difflib.get_close_matches(short(key), allowed, n=1, cutoff=0.6)
+        suggestion = f"; did you mean '{close[0]}'?" if close else "."
+        out.append(
+            (
+                (*failure.path, key),
+                True,
+                f"{failure.where}: unknown field '{short(key)}'{suggestion} The fields are: {', '.join(allowed)}",
+            )
+        )
+    return out
+
+
+def _required(failure: _Failure) -> Explained:
+    missing = [name for name in failure.spec if name not in failure.value]
+    if len(missing) == 1:
+        example = field_example((*failure.path, missing[0])) or f"{missing[0]}: ..."
+        return failure.one(
+            f"{failure.where}: the required field '{missing[0]}' is missing; add it, for example {example}"
+        )
+    names = ", ".join(missing)
+    return failure.one(f"{failure.where}: the required fields {names} are missing; add them (see the data format)")
+
+
+def _wrong_type(failure: _Failure) -> Explained:
+    path, where, value, spec = failure.path, failure.where, failure.value, failure.spec
+    wanted = [spec] if isinstance(spec, str) else spec
+    if isinstance(value, float) and "string" in wanted:
+        text = failure.doc.source.get(path, str(value))
+        return failure.one(
+            f"{where}: {text} is read by YAML as the number {value!r}, but text is "
+            f'expected; quote it: {path[-1]}: "{text}"'
+        )
+    if isinstance(value, str) and "integer" in wanted:
+        fix = f"; write it without quotes: {path[-1]}: {value}" if value.strip().isdigit() else _hint(path)
+        return failure.one(f"{where}: {failure.shown()} is text, but {_expected(spec)} is expected{fix}")
+    if not path:
+        return failure.one(
+            f"the file holds {_kind(value)}, but a mapping is expected; start it with the "
+            "fields size and entries, e.g. size: 7B"
+        )
+    if isinstance(value, (dict, list)):
+        rows = "; each row starts with '- ' under entries:" if path == ("entries",) else _hint(path)
+        return failure.one(f"{where}: is {_kind(value)}, but {_expected(spec)} is expected{rows}")
+    return failure.one(f"{where}: {failure.shown()} is {_kind(value)}, but {_expected(spec)} is expected{_hint(path)}")
+
+
+def _not_a_choice(failure: _Failure) -> Explained:
+    choices = [str(c) for c in failure.spec]
+    close = difflib.get_close_matches(str(failure.value).upper(), choices, n=1, cutoff=0.5)
+    suggestion = f"; did you mean {close[0]}?" if close else ""
+    return failure.one(f"{failure.where}: {failure.shown()} is not one of {', '.join(choices)}{suggestion}")
+
+
+def _out_of_range(bound: str) -> Callable[[_Failure], Explained]:
+    def explain_bound(failure: _Failure) -> Explained:
+        return failure.one(f"{failure.where}: {failure.shown()} is out of range; it must be {bound} {failure.spec}")
+
+    return explain_bound
+
+
+def _too_short(failure: _Failure) -> Explained:
+    return failure.one(f"{failure.where}: is empty; give a value{_hint(failure.path)}")
+
+
+def _too_long(failure: _Failure) -> Explained:
+    return failure.one(f"{failure.where}: is {len(failure.value)} characters long; at most {failure.spec} are allowed")
+
+
+def _wrong_form(failure: _Failure) -> Explained:
+    description = field_schema(failure.path).get("description", "")
+    hidden = unseen_character(failure.value) if isinstance(failure.value, str) else None
+    if hidden is not None:
+        reason = hidden
+    else:
+        reason = f"{failure.shown()} is not in the expected form"
+        if description:
+            reason += f" ({description.rstrip('.')})"
+    return failure.one(f"{failure.where}: {reason}{_hint(failure.path)}")
+
+
+def _neither_form(failure: _Failure) -> Explained:
+    value = failure.value
+    return failure.one(
+        f"{failure.where}: {'' if isinstance(value, (dict, list)) else failure.shown() + ' '}"
+        f"is {_kind(value)}; give a name, or a mapping with name and optionally github, url and email"
+    )
+
+
+_EXPLAIN: dict[str, Callable[[_Failure], Explained]] = {
+    "additionalProperties": _unknown_fields,
+    "required": _required,
+    "type": _wrong_type,
+    "enum": _not_a_choice,
+    "minimum": _out_of_range("at least"),
+    "maximum": _out_of_range("at most"),
+    "minLength": _too_short,
+    "maxLength": _too_long,
+    "pattern": _wrong_form,
+    "format": _wrong_form,
+    "oneOf": _neither_form,
+}
+"""How each schema keyword's failure is explained; the keywords the packaged schema uses."""
+
+
+def explain(error: jsonschema.ValidationError, doc: YamlDocument) -> Explained:
     """(path, at_key, message) for one schema error; additionalProperties may give several."""
     path: Path_ = tuple(error.absolute_path)
-    where = path_text(path)
-    # jsonschema types these loosely (Unset sentinels); they are plain JSON values here.
-    value: Any = error.instance
-    keyword: Any = error.validator
-    spec: Any = error.validator_value
-    subschema: Any = error.schema
-    if keyword == "additionalProperties":
-        allowed = sorted(subschema.get("properties", {}))
-        out = []
-        for key in sorted(set(value) - set(allowed)):
-            close = difflib.get_close_matches(short(key), allowed, n=1, cutoff=0.6)
-            suggestion = f"; did you mean '{close[0]}'?" if close else "."
-            out.append(
-                (
-                    (*path, key),
-                    True,
-                    f"{where}: unknown field '{short(key)}'{suggestion} The fields are: {', '.join(allowed)}",
-                )
-            )
-        return out
-    if keyword == "required":
-        missing = [name for name in spec if name not in value]
-        if len(missing) == 1:
-            example = field_example((*path, missing[0])) or f"{missing[0]}: ..."
-            return [
-                (path, False, f"{where}: the required field '{missing[0]}' is missing; add it, for example {example}")
-            ]
-        names = ", ".join(missing)
-        return [(path, False, f"{where}: the required fields {names} are missing; add them (see the data format)")]
-    if keyword == "type":
-        if isinstance(value, float) and "string" in ([spec] if isinstance(spec, str) else spec):
-            text = doc.source.get(path, str(value))
-            return [
-                (
-                    path,
-                    False,
-                    f"{where}: {text} is read by YAML as the number {value!r}, but text is "
-                    f'expected; quote it: {path[-1]}: "{text}"',
-                )
-            ]
-        if isinstance(value, str) and "integer" in ([spec] if isinstance(spec, str) else spec):
-            fix = f"; write it without quotes: {path[-1]}: {value}" if value.strip().isdigit() else _hint(path)
-            return [
-                (
-                    path,
-                    False,
-                    f"{where}: {shown_value(value, doc, path)} is text, but {_expected(spec)} is expected{fix}",
-                )
-            ]
-        if not path:
-            return [
-                (
-                    path,
-                    False,
-                    f"the file holds {_kind(value)}, but a mapping is expected; start it with the "
-                    "fields size and entries, e.g. size: 7B",
-                )
-            ]
-        if isinstance(value, (dict, list)):
-            rows = "; each row starts with '- ' under entries:" if path == ("entries",) else _hint(path)
-            return [(path, False, f"{where}: is {_kind(value)}, but {_expected(spec)} is expected{rows}")]
-        return [
-            (
-                path,
-                False,
-                f"{where}: {shown_value(value, doc, path)} is {_kind(value)}, but {_expected(spec)} "
-                f"is expected{_hint(path)}",
-            )
-        ]
-    if keyword == "enum":
-        choices = [str(c) for c in spec]
-        close = difflib.get_close_matches(str(value).upper(), choices, n=1, cutoff=0.5)
-        suggestion = f"; did you mean {close[0]}?" if close else ""
-        return [
-            (path, False, f"{where}: {shown_value(value, doc, path)} is not one of {', '.join(choices)}{suggestion}")
-        ]
-    if keyword in ("minimum", "maximum"):
-        bound = "at least" if keyword == "minimum" else "at most"
-        return [(path, False, f"{where}: {shown_value(value, doc, path)} is out of range; it must be {bound} {spec}")]
-    if keyword in ("minLength", "maxLength"):
-        if keyword == "minLength":
-            return [(path, False, f"{where}: is empty; give a value{_hint(path)}")]
-        return [(path, False, f"{where}: is {len(value)} characters long; at most {spec} are allowed")]
-    if keyword in ("pattern", "format"):
-        description = field_schema(path).get("description", "")
-        hidden = unseen_character(value) if isinstance(value, str) else None
-        if hidden is not None:
-            reason = hidden
-        else:
-            reason = f"{shown_value(value, doc, path)} is not in the expected form"
-            if description:
-                reason += f" ({description.rstrip('.')})"
-        return [(path, False, f"{where}: {reason}{_hint(path)}")]
-    if keyword == "oneOf":
-        return [
-            (
-                path,
-                False,
-                f"{where}: {'' if isinstance(value, (dict, list)) else shown_value(value, doc, path) + ' '}"
-                f"is {_kind(value)}; give a name, or a mapping with name and optionally github, url and email",
-            )
-        ]
-    return [(path, False, f"{where}: {error.message}")]  # pragma: no cover - keywords above cover the schema
+    failure = _Failure(path, path_text(path), error.instance, error.validator_value, error.schema, doc)
+    explained = _EXPLAIN.get(str(error.validator))
+    if explained is None:  # pragma: no cover - the keywords above cover the schema
+        return failure.one(f"{failure.where}: {error.message}")
+    return explained(failure)
 
 
 @functools.cache
