@@ -87,7 +87,7 @@ def walk(root: Path, suffixes: tuple[str, ...] = SUFFIXES) -> list[str]:
     return sorted(found)
 
 
-def snippets(path: str, text: str) -> list[tuple[str, str]]:
+def snippets(path: str, text: str) -> list[tuple[str, str]]:  # noqa: C901 - one pass over a file's shell blocks and docstrings
     """``--snippets``: the commands of a Markdown file's shell blocks, or a Python module's docstring.
 
     TRL ships no launch scripts: its commands live in its docs and its examples'

@@ -421,7 +421,7 @@ def _place(path: Path, kind: str, text: str, root: Path, outside: Path) -> None:
     scripts=st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
     folder=st.sampled_from(["folder", "link-inside", "link-outside"]),
 )
-def test_every_path_the_loader_opens_is_a_regular_file_inside_the_root(
+def test_every_path_the_loader_opens_is_a_regular_file_inside_the_root(  # noqa: C901 - one property, every kind of path
     tmp_path_factory: pytest.TempPathFactory, data: list[str], scripts: list[str], folder: str
 ) -> None:
     import builtins

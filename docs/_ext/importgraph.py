@@ -81,40 +81,47 @@ def edges(found: Mapping[str, Path] | None = None) -> dict[str, set[str]]:
     return graph
 
 
-def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """Every strongly connected group of more than one module (Tarjan), as sorted lists."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
+class _Tarjan:
+    """Tarjan's strongly connected components, one :meth:`visit` per node."""
 
-    def pop_group(node: str) -> list[str]:
+    def __init__(self, graph: Mapping[str, Iterable[str]]) -> None:
+        self.graph = graph
+        self.index: dict[str, int] = {}
+        self.low: dict[str, int] = {}
+        self.stack: list[str] = []
+        self.on_stack: set[str] = set()
+        self.found: list[list[str]] = []
+
+    def visit(self, node: str) -> None:
+        self.index[node] = self.low[node] = len(self.index)
+        self.stack.append(node)
+        self.on_stack.add(node)
+        for other in self.graph.get(node, ()):
+            if other not in self.index:
+                self.visit(other)
+                self.low[node] = min(self.low[node], self.low[other])
+            elif other in self.on_stack:
+                self.low[node] = min(self.low[node], self.index[other])
+        if self.low[node] == self.index[node] and len(group := self.pop_group(node)) > 1:
+            self.found.append(sorted(group))
+
+    def pop_group(self, node: str) -> list[str]:
         group = []
         while True:
-            member = stack.pop()
-            on_stack.discard(member)
+            member = self.stack.pop()
+            self.on_stack.discard(member)
             group.append(member)
             if member == node:
                 return group
 
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for other in graph.get(node, ()):
-            if other not in index:
-                visit(other)
-                low[node] = min(low[node], low[other])
-            elif other in on_stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node] and len(group := pop_group(node)) > 1:
-            found.append(sorted(group))
 
+def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), as sorted lists."""
+    tarjan = _Tarjan(graph)
     for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+        if node not in tarjan.index:
+            tarjan.visit(node)
+    return tarjan.found
 
 
 def layer(module: str) -> str:

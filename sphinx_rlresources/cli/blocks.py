@@ -124,7 +124,7 @@ def _fence_opens(line: str) -> str | None:
     return match.group("fence")
 
 
-def scan(text: str) -> Scan:
+def scan(text: str) -> Scan:  # noqa: C901 - a line scanner: one state machine over the file
     """The blocks of a Markdown file, and a located problem for each marker that cannot be used."""
     result = Scan()
     lines = lines_of(text)
@@ -225,7 +225,7 @@ def _opening(lines: list[_Line], at: int, after: int, problems: list[Problem]) -
     return None, len(lines)
 
 
-def _parse_words(number: int, pieces: list[tuple[_Line, int, str]], problems: list[Problem]) -> Block | None:
+def _parse_words(number: int, pieces: list[tuple[_Line, int, str]], problems: list[Problem]) -> Block | None:  # noqa: C901 - one marker comment's grammar, word by word
     """The size and the ``:option: value`` pairs of an opening marker, each with its place."""
     words: list[Value] = []  # the comment's text, word by word, to find options across lines
     for line, offset, text in pieces:

@@ -296,7 +296,7 @@ def url_suggestion(links: Sequence[ScriptLink]) -> tuple[str, str, list[str]] | 
     return template, ref, others
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
     page_path = Path(args.page)
     try:
         text = page_path.read_bytes().decode("utf-8-sig")

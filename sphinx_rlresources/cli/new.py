@@ -242,7 +242,7 @@ def _entries_of(text: str) -> list[Any] | None:
     return entries if isinstance(entries, list) else None
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
     project = load_project()
     data_dir, root = data_and_root(args, project)
     script = Path(args.script)

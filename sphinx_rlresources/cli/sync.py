@@ -20,6 +20,7 @@ import bisect
 import difflib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -124,6 +125,27 @@ def short_diff(old: str, new: str) -> list[str]:
     return cut
 
 
+def _check_options(block: Block, problem: Callable[[int, int, Subtype, str], None]) -> None:
+    """Report each option a block may not take: a Sphinx-only one, or one the directive does not know."""
+    for key, option in block.options.items():
+        if key in SPHINX_ONLY:
+            problem(
+                option.name.line,
+                option.name.column,
+                Subtype.OPTION,
+                f"{option.name.text} styles or names a Sphinx table and means nothing in Markdown; "
+                f"a block takes {', '.join(f':{o}:' for o in ROW_OPTIONS)}",
+            )
+        elif key not in ROW_OPTIONS:
+            problem(
+                option.name.line,
+                option.name.column,
+                Subtype.OPTION,
+                f"unknown option {shown(option.name.text)}; a block takes "
+                f"{', '.join(f':{o}:' for o in ROW_OPTIONS)}, as the directive does",
+            )
+
+
 class Syncer:
     """Works out each block's table against one loaded data set, with the command's link settings."""
 
@@ -163,23 +185,7 @@ class Syncer:
         def problem(line: int, column: int, subtype: Subtype, message: str) -> None:
             page.problems.append(Diagnostic(page.shown, line, column, subtype, message))
 
-        for key, option in block.options.items():
-            if key in SPHINX_ONLY:
-                problem(
-                    option.name.line,
-                    option.name.column,
-                    Subtype.OPTION,
-                    f"{option.name.text} styles or names a Sphinx table and means nothing in Markdown; "
-                    f"a block takes {', '.join(f':{o}:' for o in ROW_OPTIONS)}",
-                )
-            elif key not in ROW_OPTIONS:
-                problem(
-                    option.name.line,
-                    option.name.column,
-                    Subtype.OPTION,
-                    f"unknown option {shown(option.name.text)}; a block takes "
-                    f"{', '.join(f':{o}:' for o in ROW_OPTIONS)}, as the directive does",
-                )
+        _check_options(block, problem)
         size = block.size
         if size is None or len(page.problems) > problems:
             return None

@@ -7,6 +7,7 @@ so a contributor sees the same findings before pushing as CI does after.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -179,37 +180,48 @@ def resolve_script(
             f"script '{text}' is a symbolic link that leads nowhere (or in a loop); link the script file itself",
         )
     if not exists(real):
-        hint = "; check the path, or add the script"
-        folder = candidate.parent
-        if is_folder(folder) and is_within(_real(folder, known), real_root):
-            close, too_many = (hints or Hints()).closest(folder, candidate.name)
-            if close:
-                hint = f"; did you mean '{(PurePosixPath(text).parent / close).as_posix()}'?"
-            elif too_many:
-                hint = f"; check the path (its folder has {too_many} scripts like it, too many to suggest one)"
+        hint = _missing_hint(text, candidate, real_root, known, hints)
         return None, _diag(
             entry,
             "script",
             Subtype.SCRIPT_MISSING,
             f"script '{text}' does not exist under the repository root{hint}",
         )
+    unreadable = _unreadable(entry, real)
+    return (None, unreadable) if unreadable is not None else (real, None)
+
+
+def _missing_hint(text: str, candidate: Path, real_root: Path, known: dict[Path, Path], hints: Hints | None) -> str:
+    """How to fix a missing script's path: the closest script of its folder, when the folder exists inside the root."""
+    folder = candidate.parent
+    if is_folder(folder) and is_within(_real(folder, known), real_root):
+        close, too_many = (hints or Hints()).closest(folder, candidate.name)
+        if close:
+            return f"; did you mean '{(PurePosixPath(text).parent / close).as_posix()}'?"
+        if too_many:
+            return f"; check the path (its folder has {too_many} scripts like it, too many to suggest one)"
+    return "; check the path, or add the script"
+
+
+def _unreadable(entry: Entry, real: Path) -> Diagnostic | None:
+    """Why an existing script may not be read: over the size bound, or not readable."""
     try:
         size = real.stat().st_size
     except OSError:
         size = 0
     if size > rowscript.MAX_SCRIPT_BYTES:
-        return None, _diag(
+        return _diag(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
-            f"script '{text}' is {size} bytes, more than the {rowscript.MAX_SCRIPT_BYTES} a tuning script "
+            f"script '{entry.script}' is {size} bytes, more than the {rowscript.MAX_SCRIPT_BYTES} a tuning script "
             "may have; it is neither read nor copied into the build: link the launcher, not its data",
         )
     if not os.access(real, os.R_OK):
-        return None, _diag(
-            entry, "script", Subtype.SCRIPT_MISSING, f"script '{text}' cannot be read; check its permissions"
+        return _diag(
+            entry, "script", Subtype.SCRIPT_MISSING, f"script '{entry.script}' cannot be read; check its permissions"
         )
-    return real, None
+    return None
 
 
 def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule = PRESETS["seed"]) -> dict[str, Path]:
@@ -224,23 +236,12 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
     known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
     hints = Hints()  # each folder listed once, however many rows miss their script
     pinned: list[Entry] = []
-    declared: tuple[Requirement, ...] | None = None
+    declared = functools.cache(lambda: requirements.declared(dataset.root, None))  # read once, if a row needs it
     for entry in dataset.entries:
-        key = PurePosixPath(entry.script).as_posix()
-        if key in first:
-            other = first[key]
-            dataset.diagnostics.append(
-                _diag(
-                    entry,
-                    "script",
-                    Subtype.DUPLICATE_ROW,
-                    f"script '{entry.script}' is already linked by the row at {other.source.path}:"
-                    f"{other.source.line}; each row needs its own script (remove one row, or "
-                    "give it the script it was measured with)",
-                )
-            )
+        duplicate = _second_row(entry, first)
+        if duplicate is not None:
+            dataset.diagnostics.append(duplicate)
             continue
-        first[key] = entry
         if entry.script_ref is not None:
             refused = path_problem(entry)
             if refused is not None:
@@ -259,13 +260,27 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
         run, data = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else (None, None)
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
-            if declared is None:
-                declared = requirements.declared(dataset.root, None)  # read once, for every checked-out row
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared))
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared()))
         check_plausible(dataset, entry, data)
     if pinned:
         check_pinned(dataset, pinned, cross_check, rule)
     return scripts
+
+
+def _second_row(entry: Entry, first: dict[str, Entry]) -> Diagnostic | None:
+    """A row whose script an earlier row already links (``first``: script -> that row, updated here)."""
+    key = PurePosixPath(entry.script).as_posix()
+    other = first.setdefault(key, entry)
+    if other is entry:
+        return None
+    return _diag(
+        entry,
+        "script",
+        Subtype.DUPLICATE_ROW,
+        f"script '{entry.script}' is already linked by the row at {other.source.path}:"
+        f"{other.source.line}; each row needs its own script (remove one row, or "
+        "give it the script it was measured with)",
+    )
 
 
 def _read_checked_out(entry: Entry, path: Path, root: Path) -> tuple[Run | None, bytes | None]:

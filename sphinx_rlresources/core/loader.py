@@ -47,37 +47,40 @@ def data_files(data_dir: Path) -> list[Path]:
     return sorted(p for p in data_dir.iterdir() if p.suffix.lower() in DATA_SUFFIXES and not p.name.startswith("."))
 
 
-def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[YamlDocument | None, list[Diagnostic]]:
-    def fail(
-        message: str, line: int = 0, column: int = 0, subtype: Subtype = Subtype.FILE
-    ) -> tuple[None, list[Diagnostic]]:
-        return None, [Diagnostic(shown, line, column, subtype, message)]
-
+def _read_bytes(path: Path, root: Path, options: LoadOptions) -> bytes | str:
+    """The data file's bytes, bounded; or, as text, why it was not read (a regular file inside the root only)."""
     try:
         real = real_path(path)
         if real != real_path(path.parent) / path.name and not is_within(real, real_path(root)):
-            return fail(
+            return (
                 "the data file is a symbolic link to a place outside the repository root; "
                 "replace it with the file itself"
             )
         what = what_is(real)
         if what is not None:
-            return fail(f"the data file is {what}, not a regular file; replace it with a YAML file")
+            return f"the data file is {what}, not a regular file; replace it with a YAML file"
         size = real.stat().st_size
         if size > options.max_file_bytes:
-            return fail(
+            return (
                 f"the data file is {size} bytes, more than the limit of {options.max_file_bytes}; split "
                 "it or raise rlresources_max_file_size (--max-file-size)"
             )
         data = read_regular(real, options.max_file_bytes)
     except FileNotFoundError:
-        return fail("the data file has disappeared")
+        return "the data file has disappeared"
     except NotRegular as err:
-        return fail(f"the data file is {err.what}, not a regular file; replace it with a YAML file")
+        return f"the data file is {err.what}, not a regular file; replace it with a YAML file"
     except OSError as err:
-        return fail(f"the data file cannot be read ({err.strerror or err}); check its permissions")
+        return f"the data file cannot be read ({err.strerror or err}); check its permissions"
     if len(data) > options.max_file_bytes:
-        return fail(f"the data file is more than the limit of {options.max_file_bytes} bytes")
+        return f"the data file is more than the limit of {options.max_file_bytes} bytes"
+    return data
+
+
+def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[YamlDocument | None, list[Diagnostic]]:
+    data = _read_bytes(path, root, options)
+    if isinstance(data, str):
+        return None, [Diagnostic(shown, 0, 0, Subtype.FILE, data)]
     try:
         doc = load(decode(data))
     except YamlError as err:
@@ -87,12 +90,8 @@ def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[Yam
         ]
     if doc.value is None:
         what = "is empty" if not data.strip(b" \t\r\n\xef\xbb\xbf") else "holds no data (only comments or null)"
-        return fail(
-            f"the data file {what}; it needs at least 'size: <label>' and 'entries: []'",
-            1,
-            1,
-            Subtype.SCHEMA,
-        )
+        message = f"the data file {what}; it needs at least 'size: <label>' and 'entries: []'"
+        return None, [Diagnostic(shown, 1, 1, Subtype.SCHEMA, message)]
     return doc, []
 
 
@@ -119,6 +118,18 @@ def _entries(doc: YamlDocument, label: str, shown: str) -> list[Entry]:
     return entries
 
 
+def _linked_out(data_dir: Path, root: Path) -> bool:
+    """Inside the repository by its path, outside by a link: a pull request swapped the folder for a symbolic link.
+
+    (A folder configured outside the root is the maintainer's choice, and no pull request
+    can change what lies there.)
+    """
+    lexical_root = Path(os.path.normpath(root.absolute()))  # not resolved: a link must stay visible
+    return is_within(Path(os.path.normpath(data_dir.absolute())), lexical_root) and not is_within(
+        real_path(data_dir), real_path(root)
+    )
+
+
 @without_gc  # tens of thousands of kept objects: see gcpause
 def load_dataset(
     data_dir: Path,
@@ -134,13 +145,7 @@ def load_dataset(
     """
     options = options or LoadOptions()
     dataset = DataSet(data_dir=data_dir, root=root)
-    lexical_root = Path(os.path.normpath(root.absolute()))  # not resolved: a link must stay visible
-    if is_within(Path(os.path.normpath(data_dir.absolute())), lexical_root) and not is_within(
-        real_path(data_dir), real_path(root)
-    ):
-        # Inside the repository by its path, outside by a link: a pull request swapped the
-        # folder for a symbolic link.  (A folder configured outside the root is the
-        # maintainer's choice, and no pull request can change what lies there.)
+    if _linked_out(data_dir, root):
         dataset.diagnostics.append(
             Diagnostic(
                 display(data_dir),
@@ -190,11 +195,22 @@ def load_dataset(
                 )
             )
         sizes.append(SizeData(label, path, shown, _entries(doc, label, shown)))
+    dataset.sizes = _one_file_per_size(sizes, dataset.diagnostics)
+    if options.check_scripts:
+        dataset.scripts = checks.check_entries(dataset, options.cross_check, options.naming)
+    if options.stale:
+        freshness.check_staleness(dataset)
+    dataset.diagnostics = cap_per_file(sorted(dataset.diagnostics))
+    return dataset
+
+
+def _one_file_per_size(sizes: list[SizeData], diagnostics: list[Diagnostic]) -> dict[str, SizeData]:
+    """The sizes by key, in size order; a second file of one size is reported and left out."""
     seen: dict[str, SizeData] = {}
     for size in sorted(sizes, key=lambda s: (size_order(s.label), s.path.name)):
         if size.key in seen:
             first = seen[size.key]
-            dataset.diagnostics.append(
+            diagnostics.append(
                 Diagnostic(
                     size.display_path,
                     1,
@@ -207,13 +223,7 @@ def load_dataset(
             )
             continue
         seen[size.key] = size
-    dataset.sizes = seen
-    if options.check_scripts:
-        dataset.scripts = checks.check_entries(dataset, options.cross_check, options.naming)
-    if options.stale:
-        freshness.check_staleness(dataset)
-    dataset.diagnostics = cap_per_file(sorted(dataset.diagnostics))
-    return dataset
+    return seen
 
 
 def cap_per_file(found: list[Diagnostic], limit: int = MAX_PER_FILE) -> list[Diagnostic]:

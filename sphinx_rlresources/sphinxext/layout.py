@@ -192,7 +192,7 @@ def _soft_hyphens(table: nodes.table) -> None:
             text.parent.replace(text, rlresources_hyphenated(str(text)))
 
 
-def prepare_html_table(table: nodes.table) -> None:
+def prepare_html_table(table: nodes.table) -> None:  # noqa: C901 - one pass that sizes every column of a table
     """Let every cell break where a reader expects, and show script names as text, not code.
 
     The names stay in the theme's body font and colour (a theme's code style would shrink

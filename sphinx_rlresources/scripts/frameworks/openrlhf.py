@@ -250,7 +250,7 @@ class _Reader:
         problems += common_problems(run, self.reading)
         return replace(run, problems=tuple(problems))
 
-    def _placement(
+    def _placement(  # noqa: C901 - OpenRLHF's placement rules, one case each
         self, ref: Found[bool], critic: Found[bool]
     ) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...], Found[bool]]:
         """The run's GPUs by OpenRLHF's placement rules, with each role's share."""

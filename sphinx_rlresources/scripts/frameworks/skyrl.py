@@ -198,7 +198,7 @@ class _Reader:
             total = total * part.value if total is not None and part.value is not None else None
         return derived(total, list(parts), "num_engines × tensor_parallel_size × pipeline × data parallel")
 
-    def _placement(
+    def _placement(  # noqa: C901 - SkyRL's placement rules, one case each
         self,
         colocate: Found[bool],
         nodes: Found[int],
