@@ -10,9 +10,9 @@ rounds of checking every data file:
 * ``jsonschema``: the same strict Draft 2020-12 validator the loader falls back on
   (``validator().is_valid``), as if every file went to it.
 
-Both see the same values, and must give the same answers (exit 1 if not).  Then, as
-whole processes, the cost that valid data never pays: importing jsonschema and building
-the validator, against importing the loader alone (wall time and peak memory).
+Both see the same values, and must give the same answers (exit 1 if not).  Then, in
+fresh processes, the cost that valid data never pays: importing jsonschema and building
+the validator, against importing the loader alone (seconds and resident memory).
 
     python benchmarks/bench_fastschema.py --rows 2000 10000 --reps 5
 """
@@ -34,6 +34,23 @@ from sphinx_rlresources.safe.yamlsafe import decode, load
 
 LOADER_ONLY = "import sphinx_rlresources.core.loader"
 WITH_JSONSCHEMA = LOADER_ONLY + "; from sphinx_rlresources.core.validation import validator; validator()"
+#: Run in a fresh process: the statement's seconds, then the process's resident memory after it
+#: (VmRSS: the peak counters of a process started from this one also count this one's memory).
+CHILD = """\
+import time
+start = time.perf_counter()
+{statement}
+took = time.perf_counter() - start
+rss = next(l for l in open("/proc/self/status") if l.startswith("VmRSS:")).split()[1]
+print(took, int(rss) / 1024)
+"""
+
+
+def child(statement: str) -> tuple[float, float]:
+    """(seconds, MB) of ``statement`` in a fresh interpreter."""
+    done = bench.run([sys.executable, "-c", CHILD.format(statement=statement)], bench.HERE)
+    took, rss = done.out.split()
+    return float(took), float(rss)
 
 
 def seconds(check: Callable[[Any], bool], documents: list[Any], reps: int) -> tuple[float, list[bool]]:
@@ -68,19 +85,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{total:>6} {fast * 1000:>14.1f} {slow * 1000:>14.1f} {fast / slow:>6.3f} "
             f"{fast / total * 1e6:>12.1f} {slow / total * 1e6:>10.1f}"
         )
-    runs = bench.alternate(
-        args.reps,
-        {
-            "loader": lambda: bench.run([sys.executable, "-c", LOADER_ONLY], bench.HERE),
-            "jsonschema": lambda: bench.run([sys.executable, "-c", WITH_JSONSCHEMA], bench.HERE),
-        },
-    )
-    wall = {name: statistics.median(r.wall for r in found) for name, found in runs.items()}
-    rss = {name: max(r.rss_mb for r in found) for name, found in runs.items()}
+    costs: dict[str, list[tuple[float, float]]] = {"loader": [], "jsonschema": []}
+    for index in range(args.reps):  # alternated, as the other variants
+        for name in ("loader", "jsonschema") if index % 2 == 0 else ("jsonschema", "loader"):
+            costs[name].append(child(LOADER_ONLY if name == "loader" else WITH_JSONSCHEMA))
+    wall = {name: statistics.median(t for t, _ in found) for name, found in costs.items()}
+    rss = {name: statistics.median(m for _, m in found) for name, found in costs.items()}
     print(
-        f"a process that imports the loader: {wall['loader']:.3f} s, {rss['loader']:.0f} MB; "
-        f"and builds the jsonschema validator: {wall['jsonschema']:.3f} s, {rss['jsonschema']:.0f} MB "
-        f"(+{wall['jsonschema'] - wall['loader']:.3f} s, +{rss['jsonschema'] - rss['loader']:.0f} MB)"
+        f"importing the loader: {wall['loader']:.3f} s, {rss['loader']:.1f} MB resident; and building the "
+        f"jsonschema validator too: {wall['jsonschema']:.3f} s, {rss['jsonschema']:.1f} MB "
+        f"(+{wall['jsonschema'] - wall['loader']:.3f} s, +{rss['jsonschema'] - rss['loader']:.1f} MB)"
     )
     if not agree:
         print("the two checks disagree, or the generated data is not valid")
