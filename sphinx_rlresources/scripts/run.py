@@ -168,6 +168,10 @@ class Run:
     FSDP offload) or ``compute`` (kept on the host while computing: FSDP2's
     ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``)."""
     gradient_checkpointing: Found[bool] = UNKNOWN
+    update_entropy: Found[bool] = UNKNOWN
+    """Whether the actor's update computes the entropy over the vocabulary-wide logits: when
+    the loss has an entropy bonus (verl's ``entropy_coeff`` other than 0), and always in verl
+    before its PR #1100 (April 2025).  Those logits are the update's largest tensor."""
     entropy_checkpointing: Found[bool] = UNKNOWN
     entropy_chunking: Found[bool] = UNKNOWN
     """Whether the forward-only log-prob pass computes the entropy in chunks of tokens
