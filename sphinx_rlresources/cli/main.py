@@ -140,11 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     new.set_defaults(func=new_command.run)
     estimate = commands.add_parser(
         "estimate",
-        help="a lower bound of the GPU and host memory an RL run needs",
-        description="Estimate a lower bound of per-GPU and host memory for a colocated RL run (trainer and rollout "
-        "engine on the same GPUs), phase by phase, from the model's shape; or for a row of the data "
-        "(--row FILE:LINE) with its script's settings. Exit status: 0 it fits (or is tight), 1 it does not fit, "
-        "2 the command could not run.",
+        help="the GPU and host memory an RL run needs: a floor and an expected peak",
+        description="Estimate the per-GPU and host memory of an RL run, moment by moment, from the model's shape: "
+        "a floor (what must be resident whatever the data) and an expected peak (at the stated lengths); or for "
+        "a row of the data (--row FILE:LINE) with its script's settings. A flag left out assumes what a silent "
+        "script assumes, and the output names each. Verdicts: fits, tight (expected peak above 90%% of the "
+        "device), likely-oom (the floor fits, the expected peak does not), does-not-fit (the floor does not). "
+        "Exit status: 0 fits, tight or likely-oom, 1 does-not-fit, 2 the command could not run.",
     )
     estimate_command.add_arguments(estimate)
     add_data_flags(estimate, root=True)
