@@ -44,8 +44,8 @@ SILENT: dict[str, tuple[Any, str]] = {
     "train_batch": (None, "not stated"),
     "mini_batch": (None, "not stated"),
     "rollout_tp": (None, "the largest the heads allow: the least GPU memory"),
-    "train_tp": (1, "no tensor parallelism"),
-    "train_pp": (1, "no pipeline parallelism"),
+    "train_tp": (1, "none for FSDP; for Megatron, as much as the GPUs allow (the least memory)"),
+    "train_pp": (1, "none for FSDP; for Megatron, the rest of the GPUs (the least memory)"),
     "train_ep": (1, "no expert parallelism"),
     "train_cp": (1, "no context parallelism"),
     "sequence_parallel": (1, "no Ulysses sequence parallelism"),
@@ -182,6 +182,12 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         assumed.append("lora_rank")
         lora = 32 if "lora" in row.task.lower() else 0
     backend = _backend(row, run)
+    if backend == "megatron" and {"train_tp", "train_pp"} <= set(assumed):
+        # The least memory Megatron can have: every GPU a model-parallel shard, TP within a node.
+        tp = 1 << (min(row.gpus, values["gpus_per_node"]).bit_length() - 1)
+        while row.gpus % tp:
+            tp //= 2
+        values["train_tp"], values["train_pp"] = tp, row.gpus // tp
     framework = (run.framework or "").lower()
     engine = (run.engine.value or row.infer or "vllm").lower()
     return Plan(

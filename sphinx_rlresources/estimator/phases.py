@@ -253,15 +253,15 @@ def _split(plan: Plan) -> int:
 
 
 def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) -> list[Term]:
+    """Korthikanti et al.'s activations; the floor keeps only what must exist, each layer's bf16 input."""
     width = arch.hidden * count.all / _split(plan)
-    if not expected:  # what must exist: each layer's input, kept for the backward pass or its recomputation
-        return [Term("train", "activations: each layer's input (bf16)", RECOMPUTED_BYTES * width * arch.layers)]
+    whole = ACTIVATION_BYTES if expected else RECOMPUTED_BYTES
     if plan.gradient_checkpointing:
         return [
             Term("train", "activations: layer inputs kept for recomputation", RECOMPUTED_BYTES * width * arch.layers),
-            Term("train", "activations: the layer being recomputed", ACTIVATION_BYTES * width),
+            Term("train", "activations: the layer being recomputed", whole * width),
         ]
-    return [Term("train", "activations (no recomputation)", ACTIVATION_BYTES * width * arch.layers)]
+    return [Term("train", "activations (no recomputation)", whole * width * arch.layers)]
 
 
 def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool) -> list[Term]:
@@ -279,8 +279,6 @@ def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entro
     Padded sequences score only the responses; packed ones (padding removed) score every token.
     """
     vocab = arch.vocab / _split(plan)
-    if not expected:
-        return [Term("train", "logits (bf16)", 2 * count.all * vocab)]
     if plan.fused_kernels:
         chunk = min(count.all, LOGIT_CHUNK_TOKENS)
         return [Term("train", "logits for log-probs and entropy (fused: one chunk)", 4 * chunk * vocab)]
@@ -289,6 +287,8 @@ def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entro
     if entropy and chunked:
         scored, what = min(scored, LOGIT_CHUNK_TOKENS), "log-probs, entropy in chunks"
     per = (LOGIT_BYTES_RECOMPUTED if plan.entropy_checkpointing else LOGIT_BYTES) if entropy else LOGPROB_BYTES
+    if not expected:  # what must exist: the bf16 logits themselves
+        per = 2
     return [Term("train", f"logits for {what}", 2 * count.all * vocab + (per - 2) * scored * vocab)]
 
 
