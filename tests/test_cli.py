@@ -446,7 +446,7 @@ def test_render_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, out) == (1, [])
     assert (
         err.splitlines()[-1]
-        == "rlresources: data/7b.yaml could not be read; its rows are not shown (run rlresources lint)"
+        == "rlresources: 'data/7b.yaml' could not be read; its rows are not shown (run rlresources lint)"
     )
 
 

@@ -120,7 +120,7 @@ EXPECTED = [
         82,
         13,
         "script_sanity",
-        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:13: trainer.nnodes=$NODES uses $NODES, which the script does "
+        f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:13: 'trainer.nnodes=$NODES' uses $NODES, which the script does "
         "not set before this line (nor is it a usual environment variable); set NODES=... in the script, or write "
         "${NODES:-default} if it is meant to come from the environment",
     ),
@@ -221,12 +221,12 @@ def subtypes(row: Entry, script: str) -> list[str]:
 def test_unknown_is_never_a_mismatch() -> None:
     script = """\
         python3 -m verl.trainer.main_ppo --config-name=$CONFIG \\
-            algorithm.adv_estimator=${ALGO:-gae} \\
+            algorithm.adv_estimator=${ALGO:?} \\
             data.train_batch_size=$(cat batch) \\
-            actor_rollout_ref.model.path=${MODEL:-x} \\
-            actor_rollout_ref.model.lora_rank=${RANK:-0} \\
-            actor_rollout_ref.rollout.name=${ENGINE:-hf} \\
-            trainer.n_gpus_per_node=${GPUS:-1} trainer.nnodes=`cat nodes`
+            actor_rollout_ref.model.path=${MODEL:?set MODEL} \\
+            actor_rollout_ref.model.lora_rank=${RANK:?} \\
+            actor_rollout_ref.rollout.name=$(cat engine) \\
+            trainer.n_gpus_per_node=${GPUS:?} trainer.nnodes=`cat nodes`
         """
     row = entry(task="PPO-LoRA", gpus=1024, max_batch=7, train="megatron", infer="sglang", model="Llama-3-8B")
     assert subtypes(row, script) == []

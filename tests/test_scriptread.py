@@ -8,7 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, ScriptSettings, _read, read_script
+from sphinx_rlresources.scripts.hydra import read_hydra
+from sphinx_rlresources.scripts.interpreter import Interpreter
+from sphinx_rlresources.scripts.lexer import Lexer
+from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, ScriptSettings, read_script
+
+
+def _read(text: str) -> ScriptSettings:
+    """The reading without read_script's last-resort guard against deep recursion."""
+    interpreter = Interpreter()
+    interpreter.run(Lexer(text).tokens())
+    return read_hydra(interpreter)
 
 
 def read(text: str) -> ScriptSettings:
@@ -193,7 +203,10 @@ def test_unknown_values() -> None:
             a.home=$HOME/models/Qwen2.5-7B a.pos=$1 a.array=${ARR[0]} a.length=${#HOME}
         """
     )
-    assert all(value is None for value in values(found).values()), values(found)
+    read_values = values(found)
+    assert read_values.pop("a.default") == "4"  # the default the script documents for its environment
+    assert found.overrides["a.default"].origin == "script-default"
+    assert all(value is None for value in read_values.values()), read_values
     assert found.overrides["a.home"].tail == "/models/Qwen2.5-7B"
     assert found.problems == []  # all of them are set, defaulted or well-known
 
@@ -231,14 +244,14 @@ def test_sanity_problems() -> None:
         (
             4,
             "trainer.nnodes",
-            "trainer.nnodes=$NODES uses $NODES, which the script does not set before this line (nor is it "
+            "'trainer.nnodes=$NODES' uses $NODES, which the script does not set before this line (nor is it "
             "a usual environment variable); set NODES=... in the script, or write ${NODES:-default} if it "
             "is meant to come from the environment",
         ),
         (
             5,
             "trainer.n_gpus_per_node",
-            "trainer.n_gpus_per_node=$(( GPUS * 2 )) uses $GPUS, which the script does not set before "
+            "'trainer.n_gpus_per_node=$(( GPUS * 2 ))' uses $GPUS, which the script does not set before "
             "this line (nor is it a usual environment variable); set GPUS=... in the script, or write "
             "${GPUS:-default} if it is meant to come from the environment",
         ),
@@ -247,7 +260,7 @@ def test_sanity_problems() -> None:
 
 def test_an_unset_variable_through_another_variable() -> None:
     found = read_script("total=$(( 8 * nodes ))\npython3 t.py trainer.nnodes=$total\n")
-    assert [p.message.split(",")[0] for p in found.problems] == ["trainer.nnodes=$total uses $nodes"]
+    assert [p.message.split(",")[0] for p in found.problems] == ["'trainer.nnodes=$total' uses $nodes"]
 
 
 def test_sourcing_a_file_may_set_anything() -> None:
@@ -354,7 +367,7 @@ def test_a_known_end_survives_an_unknown_start() -> None:
         """
     )
     path = found.overrides["actor_rollout_ref.model.path"]
-    assert (path.value, path.tail) == (None, "/models/Qwen3-235B-A22B")
+    assert (path.value, path.tail) == (None, "/verl/models/Qwen3-235B-A22B")  # the default's known end too
     assert found.overrides["a.local"].tail == "/hub/Qwen2-7B"
     assert found.overrides["a.lost"].tail == "y"
     assert found.model_path is None

@@ -12,19 +12,32 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from sphinx_rlresources.cli.pageread import Cell, Finding, Page, norm_ref
+from sphinx_rlresources.core.paths import is_file
 
 _LINK = re.compile(r"^`(?P<text>[^`<]*?)\s*<(?P<target>[^<>`]+)>`__?$")
 _REF = re.compile(r"^(?:`(?P<quoted>[^`<]+)`|(?P<word>[\w.+-]+))__?$")
 _DOWNLOAD = re.compile(r"^:download:`(?:(?P<text>[^`<]*?)\s*<(?P<target>[^<>`]+)>|(?P<plain>[^`<>]+))`$")
 _RESOURCE = re.compile(r"^(\d+)\s*[*x×]\s*([A-Za-z0-9][A-Za-z0-9.+-]*)$")
 _INFER = re.compile(r"^([A-Za-z][A-Za-z-]*?[A-Za-z])-?v?(\d[0-9A-Za-z.+-]*)?$")
-_EMAIL = re.compile(r"^[^@\s<>\"():;,]+@[^@\s<>\"():;,]+\.[^@\s<>\"():;,]+$")
+_EMAIL_PART = re.compile(r"[^@\s<>\"():;,]+")
+MAX_CELL = 4096
+"""A longer cell is not read: no value of a row is that long, and every pattern stays linear."""
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _GITHUB_USER = re.compile(r"^https?://github\.com/([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})/?$")
 
 
 class CellError(Exception):
     """Why one cell could not be carried over."""
+
+
+def is_email(text: str) -> bool:
+    """``name@host.tld``, checked part by part: a single pattern over the whole text backtracks
+    quadratically on ``a@a.a.a…@``."""
+    local, at, domain = text.partition("@")
+    if not at or not _EMAIL_PART.fullmatch(local) or not _EMAIL_PART.fullmatch(domain):
+        return False
+    host, dot, tld = domain.rpartition(".")
+    return bool(dot and host and tld)
 
 
 @dataclass
@@ -109,7 +122,7 @@ def _github_path(url: str, root: Path | None) -> ScriptLink:
     split = 1
     if root is not None:
         for k in range(1, len(rest)):
-            if (root.joinpath(*rest[k:])).is_file():
+            if is_file(root.joinpath(*rest[k:])):  # a segment over 255 bytes is simply no file
                 split = k
                 break
     ref, path = "/".join(rest[:split]), "/".join(rest[split:])
@@ -154,7 +167,7 @@ def read_contributor(cell: Cell, page: Page) -> tuple[Any, list[str]]:
     name = link.text
     if target.startswith("mailto:"):
         target = target[len("mailto:") :]
-    if _EMAIL.match(target):
+    if is_email(target):
         return {"name": name, "email": target}, []
     user = _GITHUB_USER.match(target)
     if user:
@@ -174,6 +187,9 @@ def read_cells(
     link: ScriptLink | None = None
     for key, cell in cells.items():
         text = cell.text
+        if len(text) > MAX_CELL:
+            failed.append(Finding(cell.line, f"the cell is {len(text)} characters long, more than the {MAX_CELL} read"))
+            continue
         try:
             if key in ("tag", "resource", "max_batch", "infer"):
                 text, partial = plain_text(text, page)

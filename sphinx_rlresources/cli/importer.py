@@ -38,9 +38,10 @@ from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding,
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import relpath
-from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
 from sphinx_rlresources.core.model import size_key, size_order
 from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
+from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 
 
 @dataclass
@@ -61,8 +62,7 @@ class Result:
 
 
 def _shown(cell: Cell) -> str:
-    text = cell.text if len(cell.text) <= 60 else cell.text[:57] + "..."
-    return f"'{text}'"
+    return shown(cell.text)
 
 
 def _lose_row(row: list[Cell], reason: str, result: Result, header: list[Cell] | None) -> None:
@@ -241,26 +241,39 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             f"{', '.join(relpath(p) for p in existing)} already exist; pass --force to overwrite, "
             "or import into an empty folder"
         )
-    write_root = repository_root(args, load_project())
+    project = load_project()
+    write_root = repository_root(args, project)
     check_targets(write_root, list(targets.values()), overwrite=True)  # every file, before any is written
     result.findings.extend(_check_links_at_their_refs(result, root or page_path.parent))
     result.findings.extend(_add_tested(result, page_path))
     result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
-    shown_page = relpath(page_path)
-    for finding in result.findings:
+    shown_page = safe_start(one_line(relpath(page_path), MAX_LOCATION))
+    for finding in result.findings:  # cells quote the page, which may hold ESC or BEL: one line, escaped
         kind = "note" if finding.kind == "note" else "warning"
-        out.write(f"{shown_page}:{finding.line}: {kind}: {finding.message}\n")
+        out.write(f"{shown_page}:{finding.line}: {kind}: {one_line(finding.message)}\n")
     modeline = schema_ref(out_dir)
     if modeline is None:
         out.write(
             f"note: no yaml-language-server modeline was written: no schema lies in this repository; run "
             f"'rlresources schema --out {relpath(out_dir / SCHEMA_FILE)}' and import again to give editors the schema\n"
         )
+    limit = project.max_file_size or DEFAULT_MAX_FILE_BYTES
+    texts = {
+        key: render_file(result.sizes[key], [entry for _line, entry in result.rows[key]], modeline, page_path.name)
+        for key in keys
+    }
+    for key, text in texts.items():  # a file the loader would refuse is not written (nor is any other)
+        size = len(text.encode("utf-8"))
+        if size > limit:
+            raise CliError(
+                f"{relpath(targets[key])} would be {size} bytes, more than the {limit} a data file may have; nothing "
+                "was written: split the size's table on the page, or raise max_file_size in [tool.rlresources]"
+            )
     for key in keys:
-        entries = [entry for _line, entry in result.rows[key]]
-        write_file(write_root, targets[key], render_file(result.sizes[key], entries, modeline, page_path.name), True)
-        out.write(f"wrote {relpath(targets[key])} ({len(entries)} row{'' if len(entries) == 1 else 's'})\n")
-    _check_written([targets[key] for key in keys])
+        write_file(write_root, targets[key], texts[key], True)
+        count = len(result.rows[key])
+        out.write(f"wrote {relpath(targets[key])} ({plural(count, 'row')})\n")
+    _check_written([targets[key] for key in keys], limit)
     suggestion = url_suggestion(result.links)
     if suggestion:
         template, ref, others = suggestion
@@ -313,15 +326,17 @@ def _check_links_at_their_refs(result: Result, where: Path) -> list[Finding]:
 def _add_tested(result: Result, page: Path) -> list[Finding]:
     """Give each row ``tested``: the day its cells (the Link cell left out) last changed on the page.
 
-    From one ``git blame`` of the page; a page outside git, or a row whose lines are not
-    committed, gets no date; without git at all, one note says so.
+    From one ``git blame`` of the page as committed.  A page outside git gets no dates
+    and no note (there is no history to ask); a shallow clone, a page with uncommitted
+    changes, or no git at all gets no dates and one note that says how to get them --
+    a date that is not the row's own would be worse than none.
     """
     try:
         dates = git.blame_dates(page)
     except git.GitUnavailable as err:
-        if "not installed" in str(err):
-            return [Finding(1, f"the rows get no tested date: {err}", "note")]
-        return []  # the page is not in git (or not committed): there is no date to give
+        if "not a git repository" in str(err):
+            return []
+        return [Finding(1, f"the rows get no tested date: {err}", "note")]
     for rows in result.rows.values():
         for _line, entry in rows:
             days = [dates[line] for line in result.cell_lines.get(id(entry), []) if line in dates]
@@ -330,11 +345,12 @@ def _add_tested(result: Result, page: Path) -> list[Finding]:
     return []
 
 
-def _check_written(paths: Sequence[Path]) -> None:
+def _check_written(paths: Sequence[Path], limit: int) -> None:
     """Read the written files back through the loader: what import writes must be valid data."""
     if not paths:
         return
-    dataset = load_dataset(paths[0].parent, paths[0].parent, LoadOptions(check_scripts=False))
+    options = LoadOptions(max_file_bytes=limit, check_scripts=False)
+    dataset = load_dataset(paths[0].parent, paths[0].parent, options)
     shown = {relpath(p) for p in paths}
     problems = [d.format() for d in dataset.diagnostics if d.path in shown]
     if problems:

@@ -17,8 +17,9 @@ from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
-from sphinx_rlresources.core.paths import is_within, what_is
+from sphinx_rlresources.core.paths import exists, is_within, real_path, what_is
 from sphinx_rlresources.core.project import Project
+from sphinx_rlresources.safe.text import one_line
 
 
 def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
@@ -33,13 +34,13 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     else:
         folders = [dataset.root / "examples" / "tuning"]
         folders = [f for f in folders if f.is_dir()]
-    root = dataset.root.resolve()
+    root = real_path(dataset.root)
     for folder in folders:
         if not folder.is_dir():
             raise CliError(
                 f"the scripts folder '{relpath(folder)}' is not a folder; fix --scripts or tool.rlresources.scripts"
             )
-        if not is_within(folder.resolve(), root):
+        if not is_within(real_path(folder), root):
             raise CliError(
                 f"the scripts folder '{relpath(folder)}' lies outside the repository root (or is a symbolic "
                 "link that leads out); fix --scripts or tool.rlresources.scripts"
@@ -47,7 +48,7 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     folders.extend(path.parent for path in dataset.scripts.values())
     unique: dict[Path, None] = {}
     for folder in dict.fromkeys(folders):  # thousands of rows share a few folders: resolve each once
-        unique[folder.resolve()] = None
+        unique[real_path(folder)] = None
     return list(unique)
 
 
@@ -61,7 +62,7 @@ def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[
     found: dict[Path, None] = {}
     refused: dict[str, Diagnostic] = {}  # by the path shown: nested folders are walked more than once
     known: dict[Path, Path] = {}  # folder -> real path: one lookup per folder, not per script
-    real_root = root.resolve()
+    real_root = real_path(root)
     for folder in folders:
         for current, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -70,11 +71,14 @@ def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[
                     continue
                 path = Path(current) / name
                 real = real_script(path, known)
-                if is_within(real, real_root) and (what := what_is(real)) is None:
+                if is_within(real, real_root) and (what := what_is(real)) is None and exists(real):
                     found[real] = None
                     continue
                 shown = f"{relpath(Path(current))}/{name}"  # the link itself, not where it leads
-                if not is_within(real, real_root):
+                if not exists(real):
+                    message = "this is a symbolic link that leads nowhere (or in a loop); delete it"
+                    refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_FILE, message)
+                elif not is_within(real, real_root):
                     message = "this script is a symbolic link to a place outside the repository root; " + (
                         "replace it with the script itself, or delete it"
                     )
@@ -153,7 +157,7 @@ def summary(found: Sequence[Diagnostic], dataset: DataSet, scripts: int, note: s
 def run(args: argparse.Namespace, out: TextIO) -> int:
     dataset, project = load(args)
     for skipped in dataset.notes:  # a check that could not run (no git history): not a finding
-        print(f"{PROG}: note: {skipped}", file=sys.stderr)
+        print(f"{PROG}: note: {one_line(skipped)}", file=sys.stderr)
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)

@@ -26,6 +26,7 @@ from sphinx_rlresources.cli import render as render_command
 from sphinx_rlresources.cli import schema as schema_command
 from sphinx_rlresources.cli.common import EXIT_ERROR, EXIT_OK, PROG, CliError, add_data_flags, add_load_arguments
 from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, shown
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,7 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
         "yaml-language-server modeline of each data file can point.",
     )
     schema.add_argument(
-        "--out", metavar="PATH", help="write the schema to PATH (a file, or a folder to hold rlresources.schema.json)"
+        "--out",
+        metavar="PATH",
+        help="write the schema to PATH inside the repository: a .json file, or a folder (created if missing) "
+        "to hold rlresources.schema.json",
     )
     schema.set_defaults(func=schema_command.run)
 
@@ -165,8 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return done.code if isinstance(done.code, int) else EXIT_OK
         func: Callable[[argparse.Namespace, TextIO], int] = args.func
         return func(args, out)
-    except CliError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
+    except CliError as err:  # its text may quote a file name or a value: one line, escaped
+        print(f"{PROG}: error: {one_line(str(err))}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -174,11 +178,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
     except OSError as err:
-        name = f" '{relpath(Path(err.filename))}'" if err.filename else ""
-        print(f"{PROG}: error:{name} {err.strerror or err}", file=sys.stderr)
+        name = f" {shown(relpath(Path(err.filename)), MAX_LOCATION)}" if err.filename else ""
+        print(f"{PROG}: error:{name} {one_line(str(err.strerror or err))}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as err:  # noqa: BLE001 - a bug must end in a message, not a traceback
-        print(f"{PROG}: error: internal error ({type(err).__name__}: {err}); please report this", file=sys.stderr)
+        print(
+            f"{PROG}: error: internal error ({type(err).__name__}: {one_line(str(err), 200)}); please report this",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
 
 

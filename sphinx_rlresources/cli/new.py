@@ -30,7 +30,7 @@ from sphinx_rlresources.cli.common import (
     write_file,
 )
 from sphinx_rlresources.cli.pageread import size_label
-from sphinx_rlresources.cli.yamlwrite import schema_ref, yaml_scalar
+from sphinx_rlresources.cli.yamlwrite import entry_text, schema_ref, yaml_scalar
 from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
@@ -143,12 +143,7 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
 
 
 def row_text(row: Row, indent: str) -> str:
-    lines = []
-    for index, (key, value) in enumerate(row.values.items()):
-        prefix = f"{indent}- " if index == 0 else f"{indent}  "
-        comment = f"  # {row.comments[key]}" if key in row.comments else ""
-        lines.append(f"{prefix}{key}: {yaml_scalar(value)}{comment}")
-    return "\n".join(lines) + "\n"
+    return entry_text(row.values, indent, row.comments)
 
 
 def _entry_indent(text: str) -> str:
@@ -260,9 +255,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(f"{relpath(target)}: the script {relative} already has a row; edit that row instead\n")
                 return EXIT_FINDINGS
         if old is None or new is None or len(new) != len(old) + 1 or new[-1].get("script") != relative:
+            out.write(row_text(row, "  "))
             raise CliError(
                 f"{relpath(target)} cannot be appended to safely (it is not valid data, or 'entries' is not its last "
-                f"key); add this row to it by hand:\n{row_text(row, '  ')}"
+                "key); nothing was written: add the row printed above to it by hand"
             )
     else:
         label_for_file = label.upper() if re.match(r"^\d+(\.\d+)?[bmkt]$", label) else label

@@ -22,7 +22,7 @@ from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
 from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url, url_template_problem
-from sphinx_rlresources.safe.text import visible
+from sphinx_rlresources.safe.text import MAX_LOCATION, shown, visible
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_COLON = re.compile(r":(?=\S)")
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     elif not chosen.unreadable:
         out.write(f"No configuration has been verified for {title} yet.\n")
     if chosen.unreadable:
-        names = ", ".join(s.display_path for s in chosen.unreadable)
+        names = ", ".join(shown(s.display_path, MAX_LOCATION) for s in chosen.unreadable)
         print(f"{PROG}: {names} could not be read; its rows are not shown (run rlresources lint)", file=sys.stderr)
         return EXIT_FINDINGS
     return EXIT_OK

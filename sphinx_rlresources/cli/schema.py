@@ -22,8 +22,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(text)
         return EXIT_OK
     target = Path(args.out)
-    if target.is_dir() and not target.is_symlink():
-        target = target / SCHEMA_FILE
+    if not target.name.endswith(".json") or args.out.endswith(("/", "\\")):
+        target = target / SCHEMA_FILE  # a folder, created if missing
+
     write_file(repository_root(args, load_project()), target, text, overwrite=True)
     out.write(
         f"wrote {relpath(target)}; data files point at it with a first line such as\n"

@@ -15,13 +15,29 @@ from pathlib import Path
 from typing import Any
 
 from sphinx_rlresources.core.validation import SCHEMA_FILE
+from sphinx_rlresources.safe.text import one_line, visible
 from sphinx_rlresources.safe.yamlsafe import YamlDate, YamlError, load
 
 _PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+/@-]*$")
+MAX_COMMENT = 160
+"""The most characters of a ``#`` comment written beside a value (what a comment quotes is cut)."""
+ALWAYS_QUOTED = frozenset({"infer_version"})
+"""Fields written quoted whatever they hold: ``0.10`` must stay the text ``0.10``, not a number."""
 
 
-def yaml_scalar(value: Any) -> str:
-    """A YAML scalar that reads back as exactly ``value`` (JSON quoting when in doubt)."""
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar holding exactly ``text``, on one line whatever it holds.
+
+    JSON's escapes are YAML's, but JSON leaves U+2028, U+0085 and other characters a
+    YAML reader treats as line breaks (or a reader's eye skips) as they are; every
+    character that is not plainly printable is written as an escape instead.
+    """
+    body = json.dumps(text, ensure_ascii=False)[1:-1]
+    return '"' + "".join(c if c.isprintable() and c == visible(c) else f"\\u{ord(c):04x}" for c in body) + '"'
+
+
+def yaml_scalar(value: Any, quoted: bool = False) -> str:
+    """A YAML scalar that reads back as exactly ``value`` (quoted when in doubt, or when asked)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -29,39 +45,47 @@ def yaml_scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     text = str(value)
-    if _PLAIN.match(text) and text == text.strip():
+    if not quoted and _PLAIN.match(text) and text == text.strip():
         try:  # plain only when YAML reads it back as this very text (not 7e3, yes, 2025-06-25)
             back = load(f"k: {text}\n").value
         except YamlError:
             back = None
         if back == {"k": text} and not isinstance(back["k"], YamlDate):
             return text
-    return json.dumps(text, ensure_ascii=False)
+    return _quoted(text)
+
+
+def yaml_comment(text: str) -> str:
+    """``  # text`` for the end of a line: whatever ``text`` quotes from a script stays on that line."""
+    return f"  # {one_line(text, MAX_COMMENT)}"
+
+
+def entry_text(values: dict[str, Any], indent: str, comments: dict[str, str] | None = None) -> str:
+    """One row of ``entries:`` as YAML lines, each value through :func:`yaml_scalar`, each comment through
+    :func:`yaml_comment`: the one writer of rows, for ``import`` and ``new`` alike."""
+    lines = []
+    comments = comments or {}
+    for index, (key, value) in enumerate(values.items()):
+        prefix = f"{indent}- " if index == 0 else f"{indent}  "
+        comment = yaml_comment(comments[key]) if key in comments else ""
+        if isinstance(value, dict):
+            lines.append(f"{prefix}{key}:{comment}")
+            lines.extend(f"{indent}    {k}: {yaml_scalar(v)}" for k, v in value.items())
+        else:
+            lines.append(f"{prefix}{key}: {yaml_scalar(value, quoted=key in ALWAYS_QUOTED)}{comment}")
+    return "\n".join(lines) + "\n"
 
 
 def render_file(label: str, entries: Sequence[dict[str, Any]], schema_ref: str | None, source: str) -> str:
     lines = []
     if schema_ref:
         lines.append(f"# yaml-language-server: $schema={schema_ref}")
-    lines.append(f"# Imported from {source} by rlresources import; check it with rlresources lint.")
+    lines.append(
+        f"# Imported from {one_line(source, MAX_COMMENT)} by rlresources import; check it with rlresources lint."
+    )
     lines.append(f"size: {yaml_scalar(label)}")
-    if not entries:
-        lines.append("entries: []")
-    else:
-        lines.append("entries:")
-        for entry in entries:
-            first = True
-            for key, value in entry.items():
-                prefix = "  - " if first else "    "
-                first = False
-                if key == "infer_version":
-                    lines.append(f"{prefix}{key}: {json.dumps(str(value))}")
-                elif isinstance(value, dict):
-                    lines.append(f"{prefix}{key}:")
-                    lines.extend(f"      {k}: {yaml_scalar(v)}" for k, v in value.items())
-                else:
-                    lines.append(f"{prefix}{key}: {yaml_scalar(value)}")
-    return "\n".join(lines) + "\n"
+    lines.append("entries:" if entries else "entries: []")
+    return "\n".join(lines) + "\n" + "".join(entry_text(entry, "  ") for entry in entries)
 
 
 def _project_top(folder: Path) -> Path:

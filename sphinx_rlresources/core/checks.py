@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from sphinx_rlresources.core import crosscheck, git, naming, plausibility
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.paths import is_within, what_is
+from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, real_path, what_is
 from sphinx_rlresources.scripts.settings import ScriptSettings
 
 MAX_HINT_CANDIDATES = 100
@@ -62,7 +62,7 @@ class Hints:
             if len(group) > MAX_HINT_CANDIDATES:
                 too_many = max(too_many, len(group))
                 continue
-            close = difflib.get_close_matches(name, group, n=1, cutoff=0.6)
+            close = difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6)
             if close:
                 return close[0], 0
         return None, too_many
@@ -76,7 +76,7 @@ def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnosti
 def _real(path: Path, known: dict[Path, Path]) -> Path:
     """``path.resolve()``, remembered for the folders that many rows share."""
     if path not in known:
-        known[path] = path.resolve()
+        known[path] = real_path(path)
     return known[path]
 
 
@@ -92,7 +92,7 @@ def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
     except OSError:
         is_link = True
     if is_link or candidate.name in ("", ".", ".."):
-        return candidate.resolve()
+        return real_path(candidate)
     return _real(candidate.parent, known) / candidate.name
 
 
@@ -157,10 +157,17 @@ def resolve_script(
             Subtype.SCRIPT_FILE,
             f"script '{text}' is {what}, not a regular file; link the script file itself",
         )
-    if not real.exists():
+    if not exists(real) and is_link(candidate):
+        return None, _diag(
+            entry,
+            "script",
+            Subtype.SCRIPT_FILE,
+            f"script '{text}' is a symbolic link that leads nowhere (or in a loop); link the script file itself",
+        )
+    if not exists(real):
         hint = "; check the path, or add the script"
         folder = candidate.parent
-        if folder.is_dir() and is_within(_real(folder, known), real_root):
+        if is_folder(folder) and is_within(_real(folder, known), real_root):
             close, too_many = (hints or Hints()).closest(folder, candidate.name)
             if close:
                 hint = f"; did you mean '{(PurePosixPath(text).parent / close).as_posix()}'?"

@@ -10,6 +10,7 @@ silence exactly one kind.
 from __future__ import annotations
 
 import enum
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,7 +133,7 @@ class Diagnostic:
 def relpath(path: Path, start: Path | None = None) -> str:
     """Show ``path`` relative to ``start`` (the working folder by default) when inside it."""
     base = start or Path.cwd()
-    try:
-        return path.resolve().relative_to(base.resolve()).as_posix()
+    try:  # realpath, not resolve: a link loop or an over-long name must not raise here
+        return Path(os.path.realpath(path)).relative_to(os.path.realpath(base)).as_posix()
     except (ValueError, OSError):
         return path.as_posix()

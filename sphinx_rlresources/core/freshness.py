@@ -121,6 +121,8 @@ def walk(root: Path, paths: Iterable[Path], resolved: bool = False) -> History:
         "log",
         "-z",
         "--no-renames",
+        "--no-textconv",
+        "--no-ext-diff",
         "--name-status",
         "--no-color",
         "--date=short",

@@ -45,11 +45,75 @@ def git_env() -> dict[str, str]:
     return env
 
 
+#: Configuration that makes git run a command, switched off for every call.  A
+#: repository we read may come from anyone, and its ``.git/config`` (or a file it
+#: includes) can name a program: an fsmonitor, a pager, a credential helper, a
+#: transport.  Filters and diff drivers are named per repository, so they are switched
+#: off by name (:func:`_driver_overrides`), and ``--no-textconv``/``--no-ext-diff`` go on
+#: every command that would diff.
+SAFE_CONFIG = (
+    "core.fsmonitor=false",
+    "core.untrackedCache=false",
+    "core.pager=cat",
+    "core.sshCommand=false",
+    "core.askPass=",
+    "credential.helper=",
+    "protocol.allow=never",
+    "log.showSignature=false",
+    "gpg.program=false",
+    "diff.external=",
+    "core.alternateRefsCommand=",
+    "uploadpack.packObjectsHook=",
+)
+
+
+def _driver_overrides(git: str, cwd: Path) -> list[str]:
+    """``-c`` pairs that empty every filter and diff driver the repository's config names.
+
+    Reading the configuration runs nothing; a driver with an empty command does nothing.
+    """
+    try:
+        done = subprocess.run(  # an argument list with a resolved git, no shell
+            [git, "--no-pager", "-C", str(cwd), "-c", "core.fsmonitor=false", "config", "--name-only", "--list"],
+            capture_output=True,
+            env=git_env(),
+            timeout=GIT_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    found: list[str] = []
+    for name in done.stdout.decode("utf-8", "replace").splitlines()[:10_000]:
+        section, _, rest = name.partition(".")
+        driver, _, key = rest.rpartition(".")
+        if section.lower() == "filter" and driver and key.lower() in ("clean", "smudge", "process"):
+            found += ["-c", f"filter.{driver}.{key}=", "-c", f"filter.{driver}.required=false"]
+        elif section.lower() == "diff" and driver and key.lower() in ("textconv", "command"):
+            found += ["-c", f"diff.{driver}.{key}="]
+    return found
+
+
 def git_command(cwd: Path) -> list[str]:
+    """The start of every git command line: git itself, the folder, and nothing that can run code.
+
+    The one function every git call goes through (:func:`run_git`, :func:`read_pinned`).
+    """
     git = shutil.which("git")
     if git is None:
         raise GitUnavailable("git is not installed (or not on PATH)")
-    return [git, "-C", str(cwd), "--literal-pathspecs", "-c", "log.showSignature=false"]
+    safety = [part for pair in SAFE_CONFIG for part in ("-c", pair)]
+    return [
+        git,
+        "--no-pager",
+        "-C",
+        str(cwd),
+        "--literal-pathspecs",
+        *safety,
+        "-c",
+        f"core.hooksPath={os.devnull}",  # a path that holds no hook: none of the repository's can run
+        *_driver_overrides(git, cwd),
+    ]
 
 
 def run_git(args: Sequence[str], cwd: Path) -> str:
@@ -172,24 +236,47 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
     return found
 
 
+MAX_BLAMED_BYTES = 4_000_000
+"""A page larger than this gets no dates (its blame would cost more than the import)."""
+
 _BLAME_HEADER = re.compile(r"([0-9a-f]{40}) \d+ (\d+)(?: \d+)?")
 
 
 def blame_dates(path: Path) -> dict[int, str]:
-    """Each committed line of ``path`` -> the day (UTC, ``YYYY-MM-DD``) of the commit that last changed it.
+    """Each line of ``path`` -> the day (UTC, ``YYYY-MM-DD``) of the commit that last changed it.
 
-    One ``git blame --porcelain`` process.  Lines not committed yet are left out.  Raises
-    :class:`GitUnavailable` when git is missing or the file is not in a repository.
+    The file as committed at ``HEAD`` is blamed (``--no-textconv``), never the working
+    file, which git would pass through the repository's clean filter; so the file must
+    be committed as it is.  Raises :class:`GitUnavailable` with what to do when git is
+    missing, the file is not in a repository, the history is shallow (its dates would be
+    the clone's, not the lines'), or the file has uncommitted changes.
     """
-    folder = path.resolve().parent
-    out = run_git(["blame", "--porcelain", "--", path.resolve().name], folder)
+    real = path.resolve()
+    folder, name = real.parent, real.name
+    answer = run_git(["rev-parse", "--is-shallow-repository"], folder).strip()
+    if answer == "true":
+        raise GitUnavailable(
+            "this is a shallow clone, so git would give every line the date of the one commit it has; "
+            "fetch the history (git fetch --unshallow) and import again"
+        )
+    committed = read_pinned(folder, [("HEAD", name)], MAX_BLAMED_BYTES).files.get(("HEAD", name))
+    try:
+        current = real.read_bytes()
+    except OSError as err:
+        raise GitUnavailable(f"the page cannot be read ({err.strerror or err})") from err
+    if committed is None or committed.data != current:
+        raise GitUnavailable(
+            "the page has changes that are not committed, so its lines have no commit date yet; commit it (or "
+            "import from a committed copy) to get tested dates"
+        )
+    out = run_git(["blame", "--porcelain", "--no-textconv", "HEAD", "--", name], folder)
     times: dict[str, int] = {}
     dates: dict[int, str] = {}
     sha = ""
     line = 0
     for text in out.splitlines():
         if text.startswith("\t"):
-            if sha in times and set(sha) != {"0"}:
+            if sha in times:
                 day = datetime.datetime.fromtimestamp(times[sha], tz=datetime.timezone.utc).date()
                 dates[line] = day.isoformat()
             continue

@@ -16,7 +16,7 @@ from sphinx_rlresources.core import checks, freshness
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
-from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, what_is
+from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.core.placeholders import replace_schema_errors
 from sphinx_rlresources.core.validation import validate
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, decode, load
@@ -51,8 +51,8 @@ def _read(path: Path, shown: str, root: Path, options: LoadOptions) -> tuple[Yam
         return None, [Diagnostic(shown, line, column, subtype, message)]
 
     try:
-        real = path.resolve()
-        if real != path.parent.resolve() / path.name and not is_within(real, root.resolve()):
+        real = real_path(path)
+        if real != real_path(path.parent) / path.name and not is_within(real, real_path(root)):
             return fail(
                 "the data file is a symbolic link to a place outside the repository root; "
                 "replace it with the file itself"
@@ -133,7 +133,7 @@ def load_dataset(
     dataset = DataSet(data_dir=data_dir, root=root)
     lexical_root = Path(os.path.normpath(root.absolute()))  # not resolved: a link must stay visible
     if is_within(Path(os.path.normpath(data_dir.absolute())), lexical_root) and not is_within(
-        data_dir.resolve(), root.resolve()
+        real_path(data_dir), real_path(root)
     ):
         # Inside the repository by its path, outside by a link: a pull request swapped the
         # folder for a symbolic link.  (A folder configured outside the root is the

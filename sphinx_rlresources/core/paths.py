@@ -23,6 +23,39 @@ class NotRegular(OSError):
         self.what = what
 
 
+def real_path(path: Path) -> Path:
+    """``path`` with every symbolic link followed, as far as they lead: never raises.
+
+    ``Path.resolve`` raises on a link loop (``RuntimeError`` before Python 3.13) and a
+    name over 255 bytes can raise on the way; a pull request may hold either.  A loop
+    ends where it loops, and the caller's checks then find no regular file there.
+    """
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):  # pragma: no cover - realpath is not strict; a NUL byte is refused earlier
+        return Path(os.path.abspath(path))
+
+
+def exists(path: Path) -> bool:
+    """Whether ``path`` leads to something, without raising on a loop or an over-long name."""
+    return os.path.exists(path)
+
+
+def is_link(path: Path) -> bool:
+    """Whether ``path`` is a symbolic link, without raising on an over-long name."""
+    return os.path.islink(path)
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` leads to a regular file, without raising on a loop or an over-long name."""
+    return os.path.isfile(path)
+
+
+def is_folder(path: Path) -> bool:
+    """Whether ``path`` leads to a folder, without raising on a loop or an over-long name."""
+    return os.path.isdir(path)
+
+
 def is_within(path: Path, root: Path) -> bool:
     """Whether ``path`` lies inside ``root`` (both already resolved)."""
     try:
@@ -50,8 +83,8 @@ def kind_of(mode: int) -> str:
 def what_is(path: Path) -> str | None:
     """What a path that is not a regular file is ("a folder"), or None for a regular file or nothing."""
     try:
-        mode = path.stat().st_mode
-    except OSError:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
         return None
     return None if stat.S_ISREG(mode) else kind_of(mode)
 

@@ -30,6 +30,9 @@ MAX_CONFIG_BYTES = 1_000_000
 ALL_LINEAR = "all-linear"
 """PEFT's name for every linear layer but the output head (verl's default ``target_modules``)."""
 MLP_MODULES = frozenset({"gate_proj", "up_proj", "down_proj"})
+MIN_BILLIONS = 0.001
+MAX_BILLIONS = 100_000.0
+"""A size label outside these bounds (in billions of parameters) names no model the estimator can stand in for."""
 
 
 class ConfigError(Exception):
@@ -517,10 +520,6 @@ def by_size(label: str) -> Architecture | None:
         billions = float(text)
     except ValueError:
         return None
-    if not 0 < billions <= MAX_BILLIONS:  # also refuses nan and inf, which compare false
+    if not MIN_BILLIONS <= billions <= MAX_BILLIONS:  # also refuses nan and inf ('nanB', 'infB')
         return None
-    return Architecture(f"{label} (size only)", 1, 1, 1, 1, 0, 0, size_only=max(1, int(billions * 1e9)))
-
-
-MAX_BILLIONS = 100_000.0
-"""The largest size label counted (100T parameters); ``infB`` and ``1e300B`` name no model."""
+    return Architecture(f"{label} (size only)", 1, 1, 1, 1, 0, 0, size_only=int(billions * 1e9))

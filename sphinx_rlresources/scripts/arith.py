@@ -24,12 +24,20 @@ class Value(NamedTuple):
     missing: frozenset[str]
     tail: str = ""
     """When the value is unknown: its known end (``$ROOT/models/X`` keeps ``/models/X``)."""
+    origin: str = "set"
+    """``set`` (written in the script), ``script-default`` (``${X:-default}``), ``env`` (the row's
+    environment) or ``runtime`` (known only when the script runs): the values of
+    :class:`~sphinx_rlresources.scripts.run.Origin`."""
 
 
 class Variables(Protocol):
-    """Whoever knows the script's variables (the interpreter): a name's value so far."""
+    """Whoever knows the script's variables (the interpreter): a name's value so far, and the work left."""
 
     def variable(self, name: str) -> Value: ...
+
+    def spend(self, steps: int) -> bool:
+        """Take ``steps`` from the script's budget of work; False once it is spent."""
+        ...
 
 
 class Evaluator:
@@ -39,6 +47,8 @@ class Evaluator:
         self.lookup = lookup
         self.depth = depth
         self.missing: set[str] = set()
+        self.origins: set[str] = set()
+        """The origins of the variables read, so a result computed from a default is a default too."""
         self.tokens: list[str] = []
         self.i = 0
 
@@ -53,7 +63,7 @@ class Evaluator:
                 raise Unknown
             tokens.append(match.group(1))
             pos = match.end()
-        if not tokens:
+        if not tokens or not self.lookup.spend(len(tokens)):
             raise Unknown
         self.tokens, self.i = tokens, 0
         value = self._sum(0)
@@ -135,6 +145,7 @@ class Evaluator:
             name = symbol.strip("${}")
             found = self.lookup.variable(name)
             self.missing |= found.missing
+            self.origins.add(found.origin)
             if found.value is None:
                 raise Unknown
             text = found.value.strip()
@@ -147,6 +158,7 @@ class Evaluator:
                 return inner.evaluate(text)
             finally:
                 self.missing |= inner.missing
+                self.origins |= inner.origins
         raise Unknown
 
 

@@ -1,138 +1,201 @@
-"""Walking a script's commands in order: variables, assignments and the trainer command."""
+"""Walking a script's commands in order, as bash would, without running any of them.
+
+What it keeps: the variables (:mod:`.expand`), and every other simple command with its
+arguments expanded (:class:`Command`), for the framework adapters to recognise the
+launch.  What it follows: assignments and ``export``; ``case`` on a value it knows
+(only the branch that value selects runs; on an unknown value every branch's
+assignments become unknown); functions, whose bodies run when called, with their
+arguments; ``source``/``.`` of a file the caller lets it read (inside the repository,
+bounded); ``if``, loops and chains (``&&``, ``|``), whose assignments become unknown.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from sphinx_rlresources.scripts.arith import Evaluator, Unknown, Value
-from sphinx_rlresources.scripts.lexer import Arith, Lit, Opaque, Part, Token, Var, Word
-from sphinx_rlresources.scripts.settings import Override, ScriptProblem
-from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_VALUE_CHARS, NAME_RE, is_well_known_env
-from sphinx_rlresources.scripts.verl import KEY_RE
+from sphinx_rlresources.scripts.arith import Value
+from sphinx_rlresources.scripts.expand import Expander, Field, combine
+from sphinx_rlresources.scripts.lexer import ArrayLit, Lexer, Lit, Op, Part, Token, Word
+from sphinx_rlresources.scripts.settings import ScriptProblem
+from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_VALUE_CHARS, MAX_WORK, NAME_RE
 
 RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
+MAX_COMMANDS = 5000
+"""The most commands one reading records (a launcher has a few dozen)."""
+MAX_CALL_DEPTH = 8
+MAX_SOURCE_DEPTH = 4
+
+SourceReader = Callable[[str | None, str], "tuple[str, str] | None"]
+"""Reads a file a script sources: (its path if known, the known end of it) -> (text, shown name), or None."""
 
 
-class _Expanded(NamedTuple):
-    value: str | None
-    tail: str
-    missing: frozenset[str]
+class Command(NamedTuple):
+    """One simple command: its arguments after expansion, where it starts, and what came before it."""
+
+    fields: tuple[Field, ...]
+    line: int
+    prefix: tuple[tuple[str, Field], ...] = ()
+    """``NAME=value`` words before the command (``CUDA_VISIBLE_DEVICES=0 python3 ...``)."""
+    conditional: bool = False
+    """Inside ``if``/a loop, or after ``&&``/``||``: it may not run."""
+    source: str = ""
+    """The sourced file it came from ('' for the script itself)."""
 
 
-class Interpreter:
-    """Walk the commands in order, tracking variables, and record the trainer command."""
+class _Case:
+    """A ``case`` being walked: its subject, and whether a branch was taken."""
 
-    def __init__(self) -> None:
-        self.vars: dict[str, Value] = {}
-        self.opaque = False
-        """True once the script sources or evals something: unset variables may come from it."""
+    def __init__(self, subject: str | None, origin: str) -> None:
+        self.subject = subject
+        self.origin = origin
+        self.taken = False
+        self.running = False
+        self.in_pattern = True
+        self.patterns: list[str | None] = []
+
+
+class Interpreter(Expander):
+    """Walk the commands in order, tracking variables; record every other simple command."""
+
+    def __init__(self, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> None:
+        super().__init__(env)
         self.blocks: list[str] = []
-        self.overrides: dict[str, Override] = {}
-        self.config_name: str | None = None
-        self.config_name_line = 0
-        self.trainer_line = 0
-        self.entry_point: str | None = None
+        self.cases: list[_Case] = []
+        self.functions: dict[str, list[Token]] = {}
+        self.commands: list[Command] = []
         self.problems: list[ScriptProblem] = []
+        self.sources = sources
+        self.source_name = ""
+        self.depth = 0
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
+        self.work = MAX_WORK
 
-    # -- expansion -----------------------------------------------------------------------
-    def variable(self, name: str) -> Value:
-        if name in self.vars:
-            return self.vars[name]
-        if self.opaque or is_well_known_env(name):
-            return Value(None, frozenset())
-        return Value(None, frozenset({name}))
+    def spend(self, steps: int) -> bool:
+        """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
+        if self.work <= 0:
+            return False
+        self.work -= steps
+        if self.work <= 0:
+            self.problems.append(
+                ScriptProblem(
+                    0,
+                    f"reading the script's values took more than {MAX_WORK} steps of expansion and arithmetic "
+                    "(variables that expand into each other many times over); the values after that are unknown",
+                )
+            )
+            return False
+        return True
 
-    def expand(self, parts: tuple[Part, ...], depth: int = 0) -> _Expanded:
-        segments: list[str | None] = []
-        missing: set[str] = set()
-        for part in parts:
-            if isinstance(part, Lit):
-                segments.append(part.text)
-            elif isinstance(part, Var):
-                found = self._parameter(part, depth)
-                segments.append(found.value)
-                if found.value is None and found.tail:
-                    segments.append(found.tail)
-                missing |= found.missing
-            elif isinstance(part, Arith):
-                evaluator = Evaluator(self, depth)
-                try:
-                    segments.append(str(evaluator.evaluate(part.expr)))
-                except (Unknown, RecursionError):
-                    segments.append(None)
-                missing |= evaluator.missing
-            else:
-                segments.append(None)
-        unknown_at = max((i for i, s in enumerate(segments) if s is None), default=-1)
-        tail = "".join(s for s in segments[unknown_at + 1 :] if s is not None)
-        if unknown_at >= 0:
-            return _Expanded(None, tail[:MAX_VALUE_CHARS], frozenset(missing))
-        value = "".join(s for s in segments if s is not None)
-        if len(value) > MAX_VALUE_CHARS:
-            return _Expanded(None, "", frozenset(missing))
-        return _Expanded(value, value, frozenset(missing))
+    @property
+    def uncertain(self) -> bool:
+        """Whether the command at hand may not run (or runs in a branch whose choice is unknown)."""
+        return bool(self.blocks) or self.chained or any(not c.running or c.subject is None for c in self.cases)
 
-    def _parameter(self, part: Var, depth: int) -> _Expanded:
-        if part.op is None:
-            found = self.variable(part.name)
-            return _Expanded(found.value, found.tail, found.missing)
-        unknown = _Expanded(None, "", frozenset())
-        if depth > MAX_NESTING:
-            return unknown
-        if part.name not in self.vars:
-            # Set outside the script, or defaulted: the environment decides.  Naming a
-            # default or an error (:- :? ...) shows the author expected that, so no problem.
-            if part.op in (":=", "="):
-                self.vars[part.name] = Value(None, frozenset())
-            return unknown
-        found = self.vars[part.name]
-        if found.value is None:
-            return _Expanded(None, "", found.missing)
-        if part.op in (":+", "+"):
-            if part.op == ":+" and found.value == "":
-                return _Expanded("", "", frozenset())
-            return self.expand(part.arg, depth + 1)
-        if part.op in (":-", ":=") and found.value == "":
-            default = self.expand(part.arg, depth + 1)
-            if part.op == ":=":
-                self.vars[part.name] = Value(default.value, default.missing, default.tail)
-            return default
-        return _Expanded(found.value, found.value, found.missing)
-
-    # -- commands ------------------------------------------------------------------------
+    # -- the walk ------------------------------------------------------------------------------
     def run(self, tokens: list[Token]) -> None:
         words: list[Word] = []
         after = ""
-        for token in tokens:
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            index += 1
             if isinstance(token, Word):
+                if not words and self._literal(token) == "function" and index < len(tokens):
+                    name = tokens[index]
+                    if isinstance(name, Word):
+                        index = self._define(self._literal(name) or "", tokens, index + 1)
+                        continue
                 words.append(token)
                 continue
+            if self.cases and self.cases[-1].in_pattern and token.text in ("|", ")", "\n", "("):
+                self._pattern(words, token.text)
+                words = [] if token.text in (")", "|") else words
+                continue
+            if token.text == "(" and words:
+                index = self._define(self._literal(words[-1]) or "", tokens, index)
+                words = []
+                continue
             if token.text == "(":
-                if not words:
-                    self.blocks.append("(")
-                else:
-                    words = []  # a function definition: name ( )
+                self.blocks.append("(")
                 continue
             if token.text == ")":
-                if self.blocks and self.blocks[-1] == "case":
-                    words = []  # a case pattern
-                    continue
                 self.command(words, after)
                 words = []
                 if self.blocks and self.blocks[-1] == "(":
                     self.blocks.pop()
+                continue
+            if token.text in (";;", ";&") and self.cases:
+                self.command(words, after)
+                words = []
+                case = self.cases[-1]
+                case.running, case.in_pattern, case.patterns = False, True, []
                 continue
             self.command(words, after)
             words = []
             after = token.text
         self.command(words, after)
 
+    def _pattern(self, words: list[Word], op: str) -> None:
+        """Collect a case branch's patterns; at ``)`` decide whether its body runs."""
+        case = self.cases[-1]
+        for word in words:
+            text = self._literal(word)
+            if text == "esac":
+                self._end_case()
+                return
+            if text is None:
+                found = self.expand(word.parts)
+                text = found.value
+            case.patterns.append(text)
+        if op != ")":
+            return
+        case.in_pattern = False
+        if case.subject is None:
+            case.running = True  # which branch runs is unknown: each one's assignments become unknown
+        elif not case.taken and any(p is not None and fnmatch.fnmatchcase(case.subject, p) for p in case.patterns):
+            case.running = case.taken = True
+        else:
+            case.running = False
+        case.patterns = []
+
+    def _end_case(self) -> None:
+        self.cases.pop()
+
+    def _define(self, name: str, tokens: list[Token], index: int) -> int:
+        """``name ( ) { body }`` or ``function name { body }``: keep the body for calls; return the index after it."""
+        depth = 0
+        start = None
+        while index < len(tokens):
+            token = tokens[index]
+            index += 1
+            text = self._literal(token) if isinstance(token, Word) else token.text
+            if text == "{":
+                depth += 1
+                if start is None:
+                    start = index
+            elif text == "}":
+                depth -= 1
+                if depth == 0:
+                    if NAME_RE.fullmatch(name) and start is not None:
+                        self.functions[name] = tokens[start : index - 1]
+                        self._may_set(self.functions[name])
+                    return index
+        return index
+
+    def _may_set(self, body: list[Token]) -> None:
+        """What a function assigns is unknown until it is called (it may be called where we cannot tell)."""
+        for token in body:
+            if isinstance(token, Word) and (found := self._assignment(token)) is not None and not self.is_set(found[0]):
+                self.assign(found[0], Value(None, frozenset(), "", "runtime"))
+
+    # -- one simple command ------------------------------------------------------------------------
     def command(self, words: list[Word], after: str = "") -> None:
         """Run one simple command; ``after`` is the operator before it (``&&``, ``|``...)."""
         words = self._strip_reserved(words)
-        if not words:
+        if not words or (self.cases and not self.cases[-1].running):
             return
         self.chained = after in ("&&", "||", "|", "|&")
         assignments = 0
@@ -144,24 +207,78 @@ class Interpreter:
             for word in words:
                 self._assign(word)
             return
-        words = words[assignments:]  # FOO=1 cmd: FOO is set for cmd only
+        prefix = words[:assignments]  # FOO=1 cmd: FOO is set for cmd only
+        words = words[assignments:]
         name = self._literal(words[0])
         if name in ("export", "declare", "typeset", "local", "readonly"):
             for word in words[1:]:
                 if self._assignment(word) is not None:
-                    self._assign(word, force_unknown=name == "local")
+                    self._assign(word)
             return
-        if name in ("source", ".", "eval"):
+        if name in ("source", ".") and len(words) > 1:
+            self._source(words[1])
+            return
+        if name == "eval":
             self.opaque = True
             return
         if name in ("unset", "read", "mapfile", "readarray", "getopts", "let", "printf"):
             for word in words[1:]:
-                text = self._literal(word) or ""
-                target = text.split("=", 1)[0]
+                target = (self._literal(word) or "").split("=", 1)[0]
                 if NAME_RE.fullmatch(target):
-                    self.vars[target] = Value(None, frozenset())
+                    self.assign(target, Value(None, frozenset(), "", "runtime"))
             return
-        self._maybe_trainer(words)
+        if name == "case":
+            subject = self.expand(words[1].parts) if len(words) > 1 else None
+            self.cases.append(_Case(subject.value if subject else None, subject.origin if subject else "runtime"))
+            return
+        if name in self.functions and not self.uncertain:
+            self._call(name, words)
+            return
+        self._record(words, prefix)
+
+    def _record(self, words: list[Word], prefix: list[Word]) -> None:
+        if len(self.commands) >= MAX_COMMANDS:
+            return
+        fields = tuple(f for word in words for f in self.fields(word))
+        if not fields:
+            return
+        assigned = []
+        for word in prefix:
+            found = self._assignment(word)
+            if found is not None and not (found[2] and isinstance(found[2][0], ArrayLit)):
+                value = self.expand(found[2])
+                assigned.append((found[0], Field(value.value, value.tail, word, value.missing, value.origin)))
+        self.commands.append(Command(fields, words[0].line, tuple(assigned), self.uncertain, self.source_name))
+
+    def _call(self, name: str, words: list[Word]) -> None:
+        """Run a function's body with the call's arguments as ``$1``..., ``$@``."""
+        if self.depth >= MAX_CALL_DEPTH:
+            return
+        arguments = [f for word in words[1:] for f in self.fields(word)]
+        saved, self.positional = self.positional, arguments
+        self.depth += 1
+        try:
+            self.run(list(self.functions[name]))
+        finally:
+            self.depth -= 1
+            self.positional = saved
+
+    def _source(self, word: Word) -> None:
+        """``source FILE``: read FILE as part of the script, if the caller can read it; else anything may be set."""
+        found = self.expand(word.parts)
+        read = self.sources(found.value, found.tail) if self.sources and self.depth < MAX_SOURCE_DEPTH else None
+        if read is None:
+            self.opaque = True
+            return
+        text, shown = read
+        saved = self.source_name
+        self.source_name = shown
+        self.depth += 1
+        try:
+            self.run(Lexer(text).tokens())
+        finally:
+            self.depth -= 1
+            self.source_name = saved
 
     def _strip_reserved(self, words: list[Word]) -> list[Word]:
         while words:
@@ -170,18 +287,18 @@ class Interpreter:
                 self.blocks.append(first)
             elif first in RESERVED_DROP:
                 pass
-            elif first in ("fi", "done", "esac", "}"):
+            elif first in ("fi", "done", "}"):
                 if self.blocks:
                     self.blocks.pop()
+            elif first == "esac":
+                if self.cases:
+                    self._end_case()
             elif first in ("for", "select"):
                 self.blocks.append("for")
                 if len(words) > 1:
                     loop_var = self._literal(words[1]) or ""
                     if NAME_RE.fullmatch(loop_var):
-                        self.vars[loop_var] = Value(None, frozenset())
-                return []
-            elif first == "case":
-                self.blocks.append("case")
+                        self.assign(loop_var, Value(None, frozenset(), "", "runtime"))
                 return []
             elif first == "function":
                 words = words[1:]
@@ -209,124 +326,34 @@ class Interpreter:
         value = ((Lit(rest, False),) if rest else ()) + word.parts[1:]
         return match.group(1), bool(match.group(2)), value
 
-    def _assign(self, word: Word, force_unknown: bool = False) -> None:
+    def _assign(self, word: Word) -> None:
         found = self._assignment(word)
         if found is None:
             return
         name, append, parts = found
+        uncertain = self.uncertain and not (self.cases and self.cases[-1].running and self.cases[-1].subject)
+        if len(parts) == 1 and isinstance(parts[0], ArrayLit):
+            items = None if uncertain else self.array(parts[0])
+            before = self.arrays.get(name, []) if append else []
+            self.vars.pop(name, None)
+            self.arrays[name] = None if items is None or before is None else before + items
+            return
         expanded = self.expand(parts)
-        value, tail = expanded.value, expanded.tail
+        value, tail, origin = expanded.value, expanded.tail, expanded.origin
+        if self.cases and self.cases[-1].running and self.cases[-1].subject is not None:
+            origin = combine([origin, self.cases[-1].origin])  # chosen by a default: a default too
         if append:
-            before = self.vars.get(name, Value(None, frozenset()))
-            if before.value is not None and value is not None:
-                value = tail = before.value + value
+            previous = self.variable(name)
+            if previous.value is not None and value is not None:
+                value = tail = previous.value + value
             elif value is not None:
-                tail = before.tail + value
+                tail = previous.tail + value
                 value = None
-        if force_unknown or self.blocks or self.chained:
-            value, tail = None, ""  # set inside if/loop/function: which value applies is not known
+        if uncertain:
+            value, tail, origin = None, "", "runtime"  # set inside if/loop: which value applies is not known
         if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
             value, tail = None, ""
-        self.vars[name] = Value(value, expanded.missing, tail)
-
-    # -- the trainer command ---------------------------------------------------------------
-    def _fields(self, words: list[Word]) -> list[tuple[Word, str | None]]:
-        """Each argument, with an unquoted lone ``$ARGS`` split into its words."""
-        out: list[tuple[Word, str | None]] = []
-        for word in words:
-            parts = word.parts
-            if len(parts) == 1 and isinstance(parts[0], Var) and not parts[0].quoted:
-                expanded = self.expand(parts)
-                if expanded.value is None:
-                    continue  # $EXTRA_ARGS from outside: whatever it holds is unknown
-                out.extend((Word((Lit(f, False),), f, word.line, word.end), f) for f in expanded.value.split())
-                continue
-            if len(parts) == 1 and isinstance(parts[0], Opaque):
-                continue  # $@, $(cmd): extra arguments given at run time
-            out.append((word, None))
-        return out
-
-    def _maybe_trainer(self, words: list[Word]) -> None:
-        if self.trainer_line:
-            return
-        fields = self._fields(words)
-        found: list[tuple[str, Word, tuple[Part, ...]]] = []
-        for word, _split in fields:
-            lead = ""
-            for index, part in enumerate(word.parts):
-                if not isinstance(part, Lit):
-                    break
-                lead += part.text
-                if "=" in lead:
-                    key, rest = lead.split("=", 1)
-                    match = KEY_RE.fullmatch(key)
-                    if match and not key.startswith("-"):
-                        value = ((Lit(rest, part.quoted),) if rest else ()) + word.parts[index + 1 :]
-                        found.append((match.group(2), word, value))
-                    break
-        if not any("." in key for key, _, _ in found):
-            return
-        self.trainer_line = words[0].line
-        for key, word, value_parts in found:
-            expanded = self.expand(value_parts)
-            self.overrides[key] = Override(key, expanded.value, word.raw, word.line, expanded.tail)
-            self._check_override(key, word, value_parts, expanded)
-        self._config_name(fields)
-        self._entry_point(fields)
-
-    def _entry_point(self, fields: list[tuple[Word, str | None]]) -> None:
-        texts = [self._literal(word) for word, _split in fields]
-        for index, text in enumerate(texts):
-            if text == "-m" and index + 1 < len(texts):
-                self.entry_point = texts[index + 1]
-                return
-            if text and text.endswith(".py") and "=" not in text:
-                self.entry_point = text.removeprefix("./")
-                return
-
-    def _config_name(self, fields: list[tuple[Word, str | None]]) -> None:
-        for index, (word, _split) in enumerate(fields):
-            lead = word.parts[0].text if word.parts and isinstance(word.parts[0], Lit) else ""
-            for flag in ("--config-name", "-cn"):
-                if lead == flag and index + 1 < len(fields):
-                    target = fields[index + 1][0]
-                    self.config_name = self.expand(target.parts).value
-                    self.config_name_line = target.line
-                elif lead.startswith(flag + "="):
-                    rest = lead[len(flag) + 1 :]
-                    parts = ((Lit(rest, False),) if rest else ()) + word.parts[1:]
-                    self.config_name = self.expand(parts).value
-                    self.config_name_line = word.line
-
-    def _check_override(self, key: str, word: Word, parts: tuple[Part, ...], expanded: _Expanded) -> None:
-        bare = "".join(p.text for p in parts if isinstance(p, Lit)) if all(isinstance(p, Lit) for p in parts) else None
-        if bare and bare in self.vars and NAME_RE.fullmatch(bare) and _looks_like_a_variable(key, bare):
-            self.problems.append(
-                ScriptProblem(
-                    word.line,
-                    f"{key}={bare} passes the word '{bare}', which is the name of a variable the "
-                    f"script sets: a missing '$'? write {key}=${bare}",
-                    key,
-                )
-            )
-        for name in sorted(expanded.missing):
-            self.problems.append(
-                ScriptProblem(
-                    word.line,
-                    f"{word.raw} uses ${name}, which the script does not set before this line "
-                    f"(nor is it a usual environment variable); set {name}=... in the script, "
-                    f"or write ${{{name}:-default}} if it is meant to come from the environment",
-                    key,
-                )
-            )
+        self.assign(name, Value(value, expanded.missing, tail, origin if value is not None else "runtime"))
 
 
-def _looks_like_a_variable(key: str, word: str) -> bool:
-    """Whether a bare word passed for ``key`` is more likely a forgotten ``$NAME`` than a value.
-
-    A plain lowercase word (``prompt``, ``auto``) is an ordinary value even when the
-    script happens to have a variable of that name; the model path never is, and
-    ``MODEL_PATH``, ``n_gpus`` or ``trainer.nnodes=nnodes`` read as variables.
-    """
-    last = key.rsplit(".", 1)[-1]
-    return key == "actor_rollout_ref.model.path" or word.lower() == last.lower() or word != word.lower() or "_" in word
+__all__ = ["MAX_NESTING", "Command", "Interpreter", "Op"]

@@ -13,6 +13,9 @@ from typing import NamedTuple
 from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_PARAMETER_CHARS, NAME_RE
 
 LITERAL_RUN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
+_SUBSCRIPT = re.compile(r"\[(@|\*|[0-9]{1,6})\]")
+MAX_ARRAY_CHARS = 200_000
+"""A longer ``A=( ... )`` is unknown unread (a launcher's arrays are a few KiB)."""
 PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
 
 
@@ -26,6 +29,8 @@ class Var(NamedTuple):
     op: str | None
     arg: tuple[Part, ...]
     quoted: bool
+    subscript: str | None = None
+    """``@`` or ``*`` for every element of an array (``${A[@]}``), a number for one element, None for a scalar."""
 
 
 class Arith(NamedTuple):
@@ -40,7 +45,13 @@ class Opaque(NamedTuple):
     quoted: bool
 
 
-Part = Lit | Var | Arith | Opaque
+class ArrayLit(NamedTuple):
+    """The value of ``A=(one "two three" $X)``: its element words, each with its own line."""
+
+    words: tuple[Word, ...]
+
+
+Part = Lit | Var | Arith | Opaque | ArrayLit
 
 
 class Word(NamedTuple):
@@ -181,9 +192,7 @@ class Lexer:
                 break
             if c == "(":
                 if parts and ASSIGN_RE.fullmatch("".join(p.text for p in parts if isinstance(p, Lit))):
-                    end = self._matching(self.pos, "(", ")")  # an array: X=(a b c)
-                    self._advance_to(end)
-                    parts.append(Opaque("array", False))
+                    parts.append(self._array())  # an array: X=(a b c)
                     continue
                 break
             if c == "\\":
@@ -211,6 +220,17 @@ class Lexer:
                 parts.append(Lit(run, False))
                 self.pos += len(run)
         return Word(tuple(parts), text[start : self.pos], line, self.pos)
+
+    def _array(self) -> Part:
+        """The elements of ``(...)`` at the position, as words with their lines; comments and newlines skipped."""
+        end = self._matching(self.pos, "(", ")")
+        if self.depth >= MAX_NESTING or end - self.pos > MAX_ARRAY_CHARS:
+            self._advance_to(end)
+            return Opaque("array", False)
+        inner = Lexer(self.text[self.pos + 1 : max(end - 1, self.pos + 1)], self.line, self.depth + 1)
+        words = tuple(token for token in inner.tokens() if isinstance(token, Word))
+        self._advance_to(end)
+        return ArrayLit(words)
 
     def _double_quoted(self, parts: list[Part], closing: bool = True) -> None:
         """Parse ``"..."`` at the position, or (``closing=False``) the rest of the text
@@ -283,7 +303,10 @@ class Lexer:
             assert match is not None
             parts.append(Var(match.group(0), None, (), quoted))
             self.pos = match.end()
-        elif nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
+        elif nxt and (nxt.isdigit() or nxt in "@*"):
+            parts.append(Opaque(nxt, quoted))  # $1 .. $9, $@, $*: the arguments, known inside a called function
+            self.pos += 2
+        elif nxt and nxt in "#?$!-":
             parts.append(Opaque("special", quoted))
             self.pos += 2
         else:
@@ -294,12 +317,23 @@ class Lexer:
         """``${...}``: a plain name, a name with a default/alternative, or unknown."""
         match = NAME_RE.match(inner)
         if not match:
-            return Opaque("special", quoted)
+            return (
+                Opaque(inner, quoted)
+                if inner in ("@", "*") or (inner.isdigit() and len(inner) < 3)
+                else Opaque("special", quoted)
+            )
         if len(inner) > MAX_PARAMETER_CHARS:
             return Opaque("nested", quoted)
         name, rest = match.group(0), inner[match.end() :]
         if not rest:
             return Var(name, None, (), quoted)
+        subscript = _SUBSCRIPT.match(rest)
+        if subscript:  # ${A[@]}, ${A[*]}, ${A[0]}; a slice or pattern after it is not followed
+            return (
+                Var(name, None, (), quoted, subscript.group(1))
+                if subscript.end() == len(rest)
+                else Opaque("array", quoted)
+            )
         for op in PARAM_OPS:
             if rest.startswith(op):
                 if self.depth >= MAX_NESTING:

@@ -16,41 +16,37 @@ read scripts through :func:`read_script`.
 
 from __future__ import annotations
 
-from sphinx_rlresources.scripts.interpreter import Interpreter
+from collections.abc import Mapping
+
+from sphinx_rlresources.scripts.hydra import read_hydra
+from sphinx_rlresources.scripts.interpreter import Interpreter, SourceReader
 from sphinx_rlresources.scripts.lexer import Lexer
 from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
 from sphinx_rlresources.scripts.shell import MAX_SCRIPT_CHARS
 
-__all__ = ["MAX_SCRIPT_CHARS", "Override", "ScriptProblem", "ScriptSettings", "read_script"]
+__all__ = ["MAX_SCRIPT_CHARS", "Override", "ScriptProblem", "ScriptSettings", "interpret", "read_script"]
 
 
-def read_script(text: str) -> ScriptSettings:
-    """What the script's trainer command sets; never raises, never runs anything."""
-    try:
-        return _read(text)
-    except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
-        return ScriptSettings(problems=[ScriptProblem(0, "the script is too deeply nested to be read")])
-
-
-def _read(text: str) -> ScriptSettings:
+def interpret(text: str, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> Interpreter:
+    """Walk the script (never run it): its variables and commands, with ``env`` over its defaults."""
+    interpreter = Interpreter(env, sources)
     if len(text) > MAX_SCRIPT_CHARS:
-        return ScriptSettings(
-            problems=[
-                ScriptProblem(
-                    0,
-                    f"the script is {len(text)} characters long, more than the {MAX_SCRIPT_CHARS} "
-                    "read; nothing in it was checked",
-                )
-            ]
+        interpreter.problems.append(
+            ScriptProblem(
+                0,
+                f"the script is {len(text)} characters long, more than the {MAX_SCRIPT_CHARS} read; nothing in it "
+                "was checked",
+                kind="too-large",
+            )
         )
-    interpreter = Interpreter()
-    interpreter.run(Lexer(text).tokens())
-    return ScriptSettings(
-        overrides=interpreter.overrides,
-        config_name=interpreter.config_name,
-        config_name_line=interpreter.config_name_line,
-        trainer_line=interpreter.trainer_line,
-        entry_point=interpreter.entry_point,
-        problems=interpreter.problems,
-        variables={name: value.value for name, value in interpreter.vars.items()},
-    )
+        return interpreter
+    try:
+        interpreter.run(Lexer(text).tokens())
+    except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
+        interpreter.problems.append(ScriptProblem(0, "the script is too deeply nested to be read"))
+    return interpreter
+
+
+def read_script(text: str, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> ScriptSettings:
+    """What the script's Hydra-style launch command sets; never raises, never runs anything."""
+    return read_hydra(interpret(text, env, sources))

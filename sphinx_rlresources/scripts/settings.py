@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sphinx_rlresources.scripts.shell import INT_RE
-from sphinx_rlresources.scripts.verl import STOCK_CONFIGS, STOCK_ENTRY_POINTS
+
+STOCK_CONFIGS = frozenset({"ppo_trainer", "ppo_megatron_trainer"})
+"""verl's own trainer configs; other names may set anything, so defaults are not assumed."""
+STOCK_ENTRY_POINTS = frozenset({"verl.trainer.main_ppo", "verl/trainer/main_ppo.py"})
+"""The trainers whose default config is ``ppo_trainer``."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,8 @@ class Override:
     raw: str
     line: int
     tail: str = ""
+    origin: str = "set"
+    """Where the value came from (:class:`~sphinx_rlresources.scripts.run.Origin`'s values)."""
 
     @property
     def shown(self) -> str:
@@ -41,6 +47,10 @@ class ScriptProblem:
     line: int
     message: str
     key: str = ""
+    kind: str = "other"
+    """``unset``, ``missing-dollar``, ``duplicate``, ``deprecated``, ``machine-path``,
+    ``zero-advantage``, ``too-large`` or ``other``: what the checks sort by."""
+    severity: str = "error"
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,10 @@ class ScriptSettings:
     problems: list[ScriptProblem] = field(default_factory=list)
     variables: dict[str, str | None] = field(default_factory=dict)
     """The script's top-level variables at its end (None: unknown)."""
+    duplicates: list[tuple[Override, Override]] = field(default_factory=list)
+    """Each key given twice: (the earlier, the later one, which Hydra keeps)."""
+    prefix: dict[str, str | None] = field(default_factory=dict)
+    """``NAME=value`` words written before the launch command itself."""
 
     # -- raw access --------------------------------------------------------------
     def text(self, key: str) -> str | None:

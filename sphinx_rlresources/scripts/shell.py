@@ -18,6 +18,10 @@ MAX_ARITH_CHARS = 4096
 MAX_PARAMETER_CHARS = 4096
 """A longer ``${...}`` is unknown unparsed: real defaults are short, and each nesting
 level would otherwise re-read the text."""
+MAX_WORK = 100_000
+"""Steps of expansion and arithmetic one script may cost in all.  Depth alone does not
+bound work: ten variables that each name the one before twice (``x1='x0+x0'``) make one
+``$((x9))`` cost 2**10 evaluations, and a hundred terms each make it 100**10."""
 MAX_INT = 2**63 - 1
 """Bash integers are 64-bit; a result beyond that is unknown rather than wrapped."""
 

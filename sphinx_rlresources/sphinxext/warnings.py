@@ -12,6 +12,7 @@ from typing import Any
 from sphinx.util import logging
 
 from sphinx_rlresources.core.diagnostics import WARNING_TYPE, Diagnostic, Subtype
+from sphinx_rlresources.safe.text import one_line
 
 logger = logging.getLogger("sphinx_rlresources")
 
@@ -26,19 +27,19 @@ def warn(diagnostic: Diagnostic) -> None:
 
 def warn_at(subtype: Subtype, message: str, location: Any = None) -> None:
     """Log a problem of a page (an option, an unknown size) at the directive or role."""
-    logger.warning(message, type=WARNING_TYPE, subtype=subtype.value, location=location)
+    logger.warning(one_line(message), type=WARNING_TYPE, subtype=subtype.value, location=location)
 
 
 def warn_config(message: str) -> None:
     """Log an unusable ``rlresources_*`` value (``rlresources.config``)."""
-    logger.warning(message, type=WARNING_TYPE, subtype=Subtype.CONFIG.value)
+    logger.warning(one_line(message), type=WARNING_TYPE, subtype=Subtype.CONFIG.value)
 
 
 def warn_file(message: str) -> None:
     """Log a file the build could not write (``rlresources.file``)."""
-    logger.warning(message, type=WARNING_TYPE, subtype=Subtype.FILE.value)
+    logger.warning(one_line(message), type=WARNING_TYPE, subtype=Subtype.FILE.value)
 
 
 def info(message: str) -> None:
     """A note that is not a finding (a check that could not run, and why)."""
-    logger.info(message)
+    logger.info(one_line(message))

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Consistent: DAPO runs verl's grpo estimator; megatron chosen by strategy; two nodes
-# by arithmetic; the batch comes from the environment, so it is unknown and not compared.
+# by arithmetic; the batch must come from the environment (${BATCH:?}), so it is unknown
+# and not compared.
 set -x
 
 NODES=$(( 16 / 8 ))
-BATCH=${BATCH:-512}
+BATCH=${BATCH:?set BATCH}
 COMMON="trainer.n_gpus_per_node=8 trainer.nnodes=${NODES}"
 
 python3 -m verl.trainer.main_ppo \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Consistent: a task name the check does not know (SPPO) is not compared with the
-# estimator; GPUs set outside the script are unknown.
+# estimator; the GPUs are the default the script documents, ${GPUS:-2}.
 set -x
 
 python3 -m verl.trainer.main_ppo \

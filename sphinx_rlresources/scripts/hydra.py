@@ -1,0 +1,162 @@
+"""The Hydra-style launch of a script: ``python3 -m trainer key=value ...`` (verl, verl-recipe, SkyRL, EasyR1).
+
+The launch is the first recorded command with a dotted ``key=value`` argument
+(``trainer.nnodes=1``); its overrides are read with the line that wrote each one --
+inside an array when the script keeps them there -- and the mistakes a reader can see
+without running it are problems of the script: a value passed as a bare word that is
+the name of a variable the script sets (a missing ``$``), a variable used but never
+set, and the same key given twice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sphinx_rlresources.safe.text import shown
+from sphinx_rlresources.scripts.expand import Field
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.lexer import Lit
+from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
+from sphinx_rlresources.scripts.shell import NAME_RE
+
+KEY_RE = re.compile(r"(\+\+|\+|~)?([A-Za-z_][A-Za-z0-9_\-]*(?:[./@][A-Za-z0-9_\-]+)*)")
+"""A Hydra override key (``trainer.nnodes``, ``+extra.key``, ``++forced``, ``actor@actor_rollout_ref.actor``)."""
+
+
+def _key_of(field: Field) -> tuple[str, str] | None:
+    """(key, raw) when the field's literal start is ``key=``: keys are always written out."""
+    lead = ""
+    for part in field.word.parts:
+        if not isinstance(part, Lit):
+            break
+        lead += part.text
+        if "=" in lead:
+            break
+    if "=" not in lead:
+        return None
+    key = lead.split("=", 1)[0]
+    match = KEY_RE.fullmatch(key)
+    if not match or key.startswith("-"):
+        return None
+    return match.group(2), key
+
+
+def _value_of(field: Field, raw_key: str) -> tuple[str | None, str]:
+    """The value after ``key=`` (None when unknown) and its known end."""
+    prefix = raw_key + "="
+    if field.value is not None and field.value.startswith(prefix):
+        value = field.value[len(prefix) :]
+        return value, value
+    return None, field.tail.removeprefix(prefix) if field.tail.startswith(prefix) else field.tail
+
+
+def launch(interpreter: Interpreter) -> Command | None:
+    """The first command that passes a dotted Hydra override."""
+    for command in interpreter.commands:
+        for field in command.fields:
+            found = _key_of(field)
+            if found is not None and "." in found[0]:
+                return command
+    return None
+
+
+def read_hydra(interpreter: Interpreter) -> ScriptSettings:
+    """What the launch command sets, with the problems a reader can see in it."""
+    command = launch(interpreter)
+    problems = list(interpreter.problems)
+    variables = {name: value.value for name, value in interpreter.vars.items()}
+    if command is None:
+        return ScriptSettings(problems=problems, variables=variables)
+    overrides: dict[str, Override] = {}
+    duplicates: list[tuple[Override, Override]] = []
+    set_names = set(interpreter.vars) | set(interpreter.arrays)
+    for field in command.fields:
+        found = _key_of(field)
+        if found is None:
+            continue
+        key, raw_key = found
+        value, tail = _value_of(field, raw_key)
+        override = Override(key, value, field.word.raw, field.line, tail, field.origin)
+        if key in overrides:
+            duplicates.append((overrides[key], override))
+        overrides[key] = override  # Hydra: the last one wins
+        problems.extend(_check(field, key, raw_key, set_names))
+    config_name, config_line = _config_name(command)
+    return ScriptSettings(
+        overrides=overrides,
+        config_name=config_name,
+        config_name_line=config_line,
+        trainer_line=command.line,
+        entry_point=entry_point(command),
+        problems=problems,
+        variables=variables,
+        duplicates=duplicates,
+        prefix={name: field.value for name, field in command.prefix},
+    )
+
+
+def entry_point(command: Command) -> str | None:
+    """What the command runs: the module after ``-m``, or the first ``*.py``."""
+    texts = [field.value for field in command.fields]
+    for index, text in enumerate(texts):
+        if text == "-m" and index + 1 < len(texts):
+            return texts[index + 1]
+        if text and text.endswith(".py") and "=" not in text:
+            return text.removeprefix("./")
+    return None
+
+
+def _config_name(command: Command) -> tuple[str | None, int]:
+    fields = command.fields
+    found: tuple[str | None, int] = (None, 0)
+    for index, field in enumerate(fields):
+        text = field.value or ""
+        for flag in ("--config-name", "-cn"):
+            if text == flag and index + 1 < len(fields):
+                found = (fields[index + 1].value, fields[index + 1].line)
+            elif text.startswith(flag + "="):
+                found = (text[len(flag) + 1 :], field.line)
+            elif field.value is None and field.word.raw.startswith(flag + "="):
+                found = (None, field.line)
+    return found
+
+
+def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[ScriptProblem]:
+    problems = []
+    parts = field.word.parts
+    bare = None
+    if all(isinstance(p, Lit) for p in parts):
+        bare = "".join(p.text for p in parts if isinstance(p, Lit)).split("=", 1)[1]
+    if bare and bare in set_names and NAME_RE.fullmatch(bare) and _looks_like_a_variable(key, bare):
+        problems.append(
+            ScriptProblem(
+                field.line,
+                f"{raw_key}={bare} passes the word {shown(bare)}, which is the name of a variable the "
+                f"script sets: a missing '$'? write {raw_key}=${bare}",
+                key,
+                kind="missing-dollar",
+            )
+        )
+    for name in sorted(field.missing):
+        problems.append(
+            ScriptProblem(
+                field.line,
+                f"{shown(field.word.raw)} uses ${name}, which the script does not set before this line "
+                f"(nor is it a usual environment variable); set {name}=... in the script, "
+                f"or write ${{{name}:-default}} if it is meant to come from the environment",
+                key,
+                kind="unset",
+            )
+        )
+    return problems
+
+
+def _looks_like_a_variable(key: str, word: str) -> bool:
+    """Whether a bare word passed for ``key`` is more likely a forgotten ``$NAME`` than a value.
+
+    A plain lowercase word (``prompt``, ``auto``) is an ordinary value even when the
+    script happens to have a variable of that name; the model path never is, and
+    ``MODEL_PATH``, ``n_gpus`` or ``trainer.nnodes=nnodes`` read as variables.
+    """
+    last = key.rsplit(".", 1)[-1]
+    return key == "actor_rollout_ref.model.path" or word.lower() == last.lower() or word != word.lower() or "_" in word
