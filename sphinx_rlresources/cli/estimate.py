@@ -55,7 +55,7 @@ MAX_DEVICE_GIB = 16384.0
 MAX_HOST_GIB = 1 << 24
 FRAMEWORKS = ("verl",)
 """Frameworks whose defaults the flags can stand for (``--framework verl``: fp32 FSDP
-parameters, a 0.5 engine budget, no KL unless asked)."""
+parameters, offload by phase, a 0.5 engine budget)."""
 
 
 def _whole(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -123,7 +123,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--lora-rank", type=_bounded("--lora-rank", "lora_rank"), help="LoRA rank (a -LoRA task means 32)")
     add("--lora-targets", metavar="MODULES", help="PEFT target_modules: all-linear (default) or q_proj,v_proj,...")
     _switch(parser, "offload", "offload", "offload parameters and optimizer states (default)", "keep them on the GPU")
-    add("--offload-mode", choices=OFFLOAD_MODES, help="phase (verl's, default) or compute (FSDP2, ZeRO-Offload)")
+    add("--offload-mode", choices=OFFLOAD_MODES, help="phase (verl's) or compute (FSDP2, ZeRO-Offload; default)")
     _switch(parser, "ref-offload", "ref_offload", "offload the reference model (default)", "keep it on the GPU")
     _switch(parser, "kl", "kl", "load a reference model for KL", "no reference model (default)")
     _switch(parser, "critic", "critic", "train a critic (PPO's default)", "no critic")

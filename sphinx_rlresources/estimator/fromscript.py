@@ -24,14 +24,16 @@ from sphinx_rlresources.scripts.run import Found, Origin, Run
 from sphinx_rlresources.scripts.settings import Override, ScriptSettings
 
 VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
-"""Frameworks whose FSDP actor keeps fp32 parameters (``torch_dtype=float32`` for the actor)."""
+"""Frameworks whose FSDP actor keeps fp32 parameters (``torch_dtype=float32`` for the actor) and whose
+offload is by phase (``load_fsdp_model_to_gpu``/``load_fsdp_optimizer`` before the update) unless the
+script asks for FSDP2's ``offload_policy``: an adapter that leaves ``offload_mode`` unsaid gets that."""
 
 #: Plan field -> (the value assumed when nothing says, why).  One table for --row and --model.
 SILENT: dict[str, tuple[Any, str]] = {
     "param_offload": (True, "the least GPU memory"),
     "optimizer_offload": (True, "the least GPU memory"),
     "ref_offload": (True, "the least GPU memory"),
-    "offload_mode": ("phase", "verl's; offload during compute needs its own flag in every framework"),
+    "offload_mode": ("compute", "the least GPU memory; a framework's own offload may differ (verl's: phase)"),
     "gradient_checkpointing": (True, "the least GPU memory"),
     "prompt_length": (512, "a common maximum"),
     "response_length": (1024, "a common maximum"),
@@ -156,9 +158,12 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     assumed: list[str] = []
     ignored: list[str] = []
     values: dict[str, Any] = {}
+    framework = (run.framework or "").lower()
     for name, field_name in FROM_RUN.items():
         found: Found[Any] = getattr(run, field_name)
         value = found.value
+        if value is None and name == "offload_mode" and framework in VERL_FRAMEWORKS:
+            value = "phase"  # the framework's own default, not an assumption
         if value is not None and not _fits(name, value):
             ignored.append(f"{name}={str(value)[:20]}")
             value = None
@@ -188,7 +193,6 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         while row.gpus % tp:
             tp //= 2
         values["train_tp"], values["train_pp"] = tp, row.gpus // tp
-    framework = (run.framework or "").lower()
     engine = (run.engine.value or row.infer or "vllm").lower()
     return Plan(
         task=row.task,

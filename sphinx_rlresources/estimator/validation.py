@@ -174,8 +174,16 @@ def check(found: Point) -> Checked:
         raise PointError(f"{found.id}: device {found.device!r} or model {found.row.model!r} is not known")
     plan = plan_for_row(found.row, found.run, canonical(found.device) or found.device, gib)
     values = found.values
-    means = {k: int(values[k]) for k in ("mean_prompt_length", "mean_response_length") if values.get(k)}
-    plan = replace(plan, budget_of=values.get("budget_of") or plan.budget_of, **means)
+
+    def mean(column: str) -> int | None:
+        return int(_value(values[column], int, f"{found.id} {column}")) if values.get(column) else None
+
+    plan = replace(
+        plan,
+        budget_of=values.get("budget_of") or plan.budget_of,
+        mean_prompt_length=mean("mean_prompt_length"),
+        mean_response_length=mean("mean_response_length"),
+    )
     result = estimate(arch, plan)
     if found.counter == "torch+engine":  # torch keeps counting the sleeping engine's pool
         awake = replace(plan, free_cache_engine=False)
