@@ -202,6 +202,7 @@ FRONT_ENDS = [
     f"{NAME}.sphinxext.freshness",
     f"{NAME}.sphinxext.export",
     f"{NAME}.cli.render",
+    f"{NAME}.cli.sync",
 ]
 
 

@@ -22,7 +22,7 @@ from docutils.core import publish_doctree
 
 from sphinx_rlresources.cli import common, lint
 from sphinx_rlresources.cli import main as cli
-from sphinx_rlresources.core import crosscheck
+from sphinx_rlresources.core import rowscript
 from sphinx_rlresources.core.validation import schema
 
 TESTS = Path(__file__).parent
@@ -261,7 +261,7 @@ def test_exit_2_on_a_broken_pyproject(repo: Path, capsys: pytest.CaptureFixture[
     assert (status, err) == (
         2,
         "rlresources: error: pyproject.toml: unknown key(s) in [tool.rlresources]: datas; the keys are: data, "
-        "root, scripts, script_url, script_ref, max_file_size\n",
+        "root, scripts, script_url, script_ref, naming, script_glob, max_file_size\n",
     )
     (repo / "pyproject.toml").write_text("[tool.rlresources]\nscripts = 3\n", encoding="utf-8")
     assert run(capsys, "lint")[0] == 2
@@ -390,7 +390,7 @@ def test_rendered_rst_reads_back_as_the_columns_the_directive_draws(
                 link = f"https://github.com/org/repo/blob/v1/{entry.script}"
             elif key == "contributor":
                 link = entry.contributor.link
-            row.append((cols.COLUMNS[key].text(entry), link))
+            row.append((cols.COLUMNS[key].text(entry, cols.CellContext()), link))
         expected.append(row)
     assert table_cells("\n".join(out)) == expected
     assert expected[2][1] == ("*Qwen* |x| `y` [z]_ -a", None)
@@ -402,7 +402,8 @@ def test_render_markdown(repo: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert out == [
         "| Tag | Model | Resource | Link |",
         "| --- | --- | --- | --- |",
-        "| MIN | Qwen2.5-7B | 1\\*H100 | qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh |",
+        # a file name ends like a domain (.sh): a code span, so no renderer autolinks it
+        "| MIN | Qwen2.5-7B | 1\\*H100 | `qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh` |",
     ]
 
 
@@ -528,7 +529,7 @@ def test_new_reads_no_more_of_a_script_than_the_build_does(repo: Path, capsys: p
     # over the build's byte bound, yet under it in characters: the build does not read it, so new
     # takes nothing from it either and the name alone fills the row
     script = repo / "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh"
-    padding = "# " + "é" * (crosscheck.MAX_SCRIPT_BYTES // 2) + "\n"
+    padding = "# " + "é" * (rowscript.MAX_SCRIPT_BYTES // 2) + "\n"
     script.write_text(padding + (repo / NEW_SCRIPT).read_text(encoding="utf-8"), encoding="utf-8")
     status, out, _err = run(capsys, "new", "examples/tuning/7b/qwen2-7b_grpo_4_h100_fsdp_sglang.sh", "--dry-run")
     assert status == 0
@@ -600,46 +601,42 @@ def test_new_leaves_a_file_it_cannot_append_to_safely(repo: Path, capsys: pytest
 # -- pre-commit ---------------------------------------------------------------------
 
 
-def test_pre_commit_hook_definition_is_valid() -> None:
+HOOK_KEYS = {
+    "id", "name", "entry", "language", "files", "exclude", "types", "types_or", "exclude_types", "always_run",
+    "fail_fast", "verbose", "pass_filenames", "require_serial", "description", "language_version",
+    "minimum_pre_commit_version", "args", "stages", "additional_dependencies",
+}  # fmt: skip
+"""The keys pre-commit accepts in a hook definition."""
+
+
+@pytest.mark.parametrize(
+    ("hook_id", "command", "matched", "unmatched"),
+    [
+        (
+            "rlresources-lint",
+            "lint",
+            ["data/7b.yaml", "data/70b.yml", "data/70B.YAML", "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"],
+            ["README.md", "docs/index.rst", "sphinx_rlresources/cli/main.py"],
+        ),
+        # sync also runs when a Markdown file changes, and its files come from args
+        ("rlresources-sync", "sync", ["data/7b.yaml", "README.md", "docs/Hardware.MDX"], ["docs/index.rst", "a.py"]),
+    ],
+)
+def test_pre_commit_hook_definition_is_valid(
+    hook_id: str, command: str, matched: list[str], unmatched: list[str]
+) -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert isinstance(hooks, list)
-    (hook,) = hooks
+    assert [h["id"] for h in hooks] == ["rlresources-lint", "rlresources-sync"]
+    (hook,) = [h for h in hooks if h["id"] == hook_id]
     # The fields pre-commit requires, and values it accepts.
-    assert {"id", "name", "entry", "language"} <= set(hook)
-    assert hook["id"] == "rlresources-lint"
+    assert {"id", "name", "entry", "language"} <= set(hook) <= HOOK_KEYS
     assert hook["language"] == "python"
     assert hook["pass_filenames"] is False
-    assert set(hook) <= {
-        "id",
-        "name",
-        "entry",
-        "language",
-        "files",
-        "exclude",
-        "types",
-        "types_or",
-        "exclude_types",
-        "always_run",
-        "fail_fast",
-        "verbose",
-        "pass_filenames",
-        "require_serial",
-        "description",
-        "language_version",
-        "minimum_pre_commit_version",
-        "args",
-        "stages",
-        "additional_dependencies",
-    }
     files = re.compile(hook["files"])
-    for path in (
-        "data/7b.yaml",
-        "data/70b.yml",
-        "data/70B.YAML",
-        "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh",
-    ):
+    for path in matched:
         assert files.search(path), path
-    for path in ("README.md", "docs/index.rst", "sphinx_rlresources/cli/main.py"):
+    for path in unmatched:
         assert not files.search(path), path
     # The entry is the console script this package installs, with arguments it accepts.
     tomllib = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
@@ -647,7 +644,7 @@ def test_pre_commit_hook_definition_is_valid() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     program, *argv = hook["entry"].split()
     assert scripts[program] == "sphinx_rlresources.cli.main:main"
-    assert cli.build_parser().parse_args(argv).command == "lint"
+    assert cli.build_parser().parse_args([*argv, *(["README.md"] if command == "sync" else [])]).command == command
 
 
 def test_repository_lints_clean_with_its_own_pyproject(

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sphinx_rlresources.core.crosscheck import settings_of
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
 from sphinx_rlresources.core.plausibility import check_row, estimate_row
+from sphinx_rlresources.core.rowscript import run_of
 from sphinx_rlresources.estimator.architectures import (
     BUNDLED,
     ConfigError,
@@ -28,6 +28,7 @@ from sphinx_rlresources.estimator.architectures import (
 from sphinx_rlresources.estimator.devices import DEVICES, device_memory
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, OFFLOAD_MODES, Plan, Result, estimate, minimum_gpus
+from sphinx_rlresources.scripts.reader import read_script
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -445,12 +446,14 @@ def test_the_runs_of_the_issue_are_not_called_impossible(
 ) -> None:
     """Qwen2.5-14B GRPO-LoRA on 2xH100 with micro-batch 58 and Qwen2.5-3B on one H100 with 62 ran."""
     script = PER_GPU_SCRIPT.format(model=model, gpus=gpus, micro=micro, sp=sp, util=util, prompts=micro * gpus)
-    settings = settings_of(script.encode())
     row = entry(model, "GRPO-LoRA", gpus, "H100", model.split("-")[1])
-    found = estimate_row(row, settings)
-    assert found is not None and found.verdict != "does-not-fit" and check_row(row, found) is None
-    assert found.plan.micro_batch == micro and found.plan.memory_fraction == util  # read through Run
-    assert "micro_batch" not in found.plan.assumed and found.plan.sequence_parallel == sp
+    run = run_of(script.encode(), "x.sh", {}, None)  # the verl adapter's Run
+    for script_read in (run, read_script(script, {})):  # ... and, until it goes, the old reader's settings
+        found = estimate_row(row, script_read)
+        assert found is not None and found.verdict != "does-not-fit" and check_row(row, found) is None
+        assert found.plan.micro_batch == micro and found.plan.memory_fraction == util
+        assert "micro_batch" not in found.plan.assumed and found.plan.sequence_parallel == sp
+        assert found.plan.offload_mode == "phase" and found.plan.param_bytes == 4  # verl's, from the framework
 
 
 def test_no_row_of_our_data_is_flagged_and_each_has_an_estimate() -> None:
@@ -471,7 +474,7 @@ def test_the_impossible_row_is_refused_at_its_gpus_line() -> None:
 
 def test_a_script_value_outside_its_bounds_is_estimated_as_not_given() -> None:
     key = b"python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu="
-    found = estimate_row(entry("Qwen2.5-7B", "GRPO", 8, "H100", "7B"), settings_of(key + b"99999999999"))
+    found = estimate_row(entry("Qwen2.5-7B", "GRPO", 8, "H100", "7B"), run_of(key + b"99999999999", "x.sh", {}, None))
     assert found is not None and found.plan.micro_batch == 1 and found.plan.ignored == ("micro_batch=99999999999",)
 
 

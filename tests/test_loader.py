@@ -63,7 +63,7 @@ def test_every_schema_error_of_a_file_is_reported_with_path_and_fix(tmp_path: Pa
     )
     data_dir, root = make_repo(tmp_path, {"7b.yaml": "size: 7B\nentries:\n" + row})
     fields = (
-        "contributor, device, evidence, gpus, infer, infer_version, max_batch, model, model_id, notes, script, "
+        "contributor, device, env, evidence, gpus, infer, infer_version, max_batch, model, model_id, notes, script, "
         "script_ref, tag, task, tested, train"
     )
     assert lines(data_dir, root) == [

@@ -56,7 +56,7 @@ def test_an_orphan_script_cannot_issue_a_workflow_command(
 ) -> None:
     root = repo(tmp_path)
     folder = root / "examples" / "tuning" / "7b"
-    (folder / "::error file=README.md,line=1::pwned.sh").write_text("echo\n", encoding="utf-8")
+    (folder / "::error file=README.md,line=1::pwned_grpo_8_h100_fsdp_vllm.sh").write_text("echo\n", encoding="utf-8")
     (folder / "qwen2-7b_grpo_8_h100_fsdp_vllm.sh").write_text("echo\n", encoding="utf-8")
     (root / "data" / "7b.yaml").write_text(
         ROW.format(script="examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"), encoding="utf-8"
@@ -64,7 +64,7 @@ def test_an_orphan_script_cannot_issue_a_workflow_command(
     monkeypatch.chdir(root)
     assert rlresources(["lint"]) == 1
     out = capsys.readouterr().out
-    assert "pwned.sh" in out
+    assert "pwned_grpo" in out
     assert not [line for line in out.splitlines() if line.startswith("::")]
 
 

@@ -368,6 +368,18 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
         "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
         "model_id": None, "tested": None, "evidence": None, "notes": None,
         "source": {"path": "data/7b.yaml", "line": 15},
+        # every column's cell as the table shows it, and the linked ones' targets
+        "cells": {
+            "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "resource": "1*H100",
+            "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+            "contributor": "SimonHuang", "estimate": "≥ 14 GiB/GPU",  # empty cells are left out
+        },
+        "links": {
+            "link": {
+                "url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+                "title": None,
+            },
+        },
     }  # fmt: skip
     assert [(r["size"], r["gpus"], r["device"]) for r in data["rows"]] == [
         (r["size"], int(str(r["gpus"])), r["device"]) for r in ALL_ROWS

@@ -20,7 +20,14 @@ from sphinx_rlresources.core import crosscheck as scriptcheck
 from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
-from sphinx_rlresources.scripts.reader import read_script
+from sphinx_rlresources.core.rowscript import MAX_SCRIPT_BYTES, run_of
+from sphinx_rlresources.scripts.frameworks import read_run
+
+
+def check_file(row: Entry, path: Path) -> list[Any]:
+    """The row against the script file, read the one way every command reads a row's script."""
+    return scriptcheck.cross_check(row, run_of(path.read_bytes(), row.script, {}, None), row.script)
+
 
 ROOT = TESTS / "roots" / "test-crosscheck"
 S70, S14 = "examples/tuning/70b", "examples/tuning/14b"
@@ -242,7 +249,7 @@ def entry(**values: Any) -> Entry:
 
 
 def subtypes(row: Entry, script: str) -> list[str]:
-    found = scriptcheck.cross_check(row, read_script(textwrap.dedent(script)), "x.sh")
+    found = scriptcheck.cross_check(row, read_run(textwrap.dedent(script), "x.sh"), "x.sh")
     return [d.subtype.value for d in found]
 
 
@@ -320,14 +327,14 @@ def test_a_blamed_value_is_not_compared_twice() -> None:
 
 
 def test_an_unknown_train_value_is_not_compared() -> None:
-    assert subtypes(entry(train="deepspeed"), "python3 t.py --config-name=ppo_megatron_trainer a.b=1\n") == []
+    assert subtypes(entry(train="xla"), "python3 t.py --config-name=ppo_megatron_trainer a.b=1\n") == []
     assert subtypes(entry(train="fsdp"), "python3 t.py --config-name=ppo_megatron_trainer a.b=1\n") == ["script_train"]
 
 
 def test_a_script_too_large(tmp_path: Path) -> None:
     script = tmp_path / "big.sh"
-    script.write_bytes(b"#" * (scriptcheck.MAX_SCRIPT_BYTES + 1))
-    (found,) = scriptcheck.check_row(entry(script="big.sh"), script)
+    script.write_bytes(b"#" * (MAX_SCRIPT_BYTES + 1))
+    (found,) = check_file(entry(script="big.sh"), script)
     assert (found.subtype, found.line, found.column) == (Subtype.SCRIPT_SANITY, 3, 5)
     assert found.message.startswith("big.sh: the script is more than ")
 
@@ -335,18 +342,18 @@ def test_a_script_too_large(tmp_path: Path) -> None:
 def test_a_script_not_in_utf8(tmp_path: Path) -> None:
     script = tmp_path / "latin.sh"
     script.write_bytes(b"# caf\xe9\npython3 t.py trainer.n_gpus_per_node=2 trainer.nnodes=1\n")
-    assert [d.subtype.value for d in scriptcheck.check_row(entry(gpus=8), script)] == ["script_gpus"]
+    assert [d.subtype.value for d in check_file(entry(gpus=8), script)] == ["script_gpus"]
 
 
 _KEYS = [
-    scriptcheck.GPUS_PER_NODE,
-    scriptcheck.NNODES,
-    scriptcheck.ROLLOUT,
-    scriptcheck.STRATEGY,
-    scriptcheck.LORA_RANK,
-    scriptcheck.ESTIMATOR,
-    scriptcheck.MODEL_PATH,
-    scriptcheck.BATCH,
+    "trainer.n_gpus_per_node",
+    "trainer.nnodes",
+    "actor_rollout_ref.rollout.name",
+    "actor_rollout_ref.actor.strategy",
+    "actor_rollout_ref.model.lora_rank",
+    "algorithm.adv_estimator",
+    "actor_rollout_ref.model.path",
+    "data.train_batch_size",
 ]
 _VALUES = st.one_of(
     st.integers(-3, 10**30).map(str),
@@ -380,7 +387,7 @@ def test_never_raises(
     batch: int | None,
 ) -> None:
     args = " ".join(f"{key}={value!r}" for key, value in overrides)
-    script = read_script(f"python3 -m verl.trainer.main_ppo {config} {args}\n")
+    script = read_run(f"python3 -m verl.trainer.main_ppo {config} {args}\n", "x.sh")
     row = entry(model=model, task=task, train=train, infer=infer, gpus=gpus, max_batch=batch)
     for found in scriptcheck.cross_check(row, script, "x.sh"):
         assert found.subtype in CROSS_SUBTYPES

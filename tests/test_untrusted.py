@@ -222,11 +222,11 @@ def test_read_regular_refuses_everything_else(tmp_path: Path) -> None:
 def test_a_script_over_the_limit_is_not_copied_into_the_build(tmp_path: Path) -> None:
     root = make_repo(tmp_path, GOOD)
     with open(root / SCRIPT, "r+b") as handle:  # sparse: a huge file that costs no disk
-        handle.truncate(checks.crosscheck.MAX_SCRIPT_BYTES + 1)
+        handle.truncate(checks.rowscript.MAX_SCRIPT_BYTES + 1)
     found = [line for line in lines(root) if "script_file" in line]
     assert found == [
-        f"data/7b.yaml:12:13: error: script '{SCRIPT}' is {checks.crosscheck.MAX_SCRIPT_BYTES + 1} bytes, more "
-        f"than the {checks.crosscheck.MAX_SCRIPT_BYTES} a tuning script may have; it is neither read nor copied "
+        f"data/7b.yaml:12:13: error: script '{SCRIPT}' is {checks.rowscript.MAX_SCRIPT_BYTES + 1} bytes, more "
+        f"than the {checks.rowscript.MAX_SCRIPT_BYTES} a tuning script may have; it is neither read nor copied "
         "into the build: link the launcher, not its data [rlresources.script_file]"
     ]
     html = tmp_path / "html"

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sphinx_rlresources.core.diagnostics import relpath
-from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.core.paths import WriteRefused, check_writable, write_inside
 from sphinx_rlresources.core.project import Project, SettingsError
 from sphinx_rlresources.core.project import load_project as read_project
+from sphinx_rlresources.core.settings import cli_default
 
 PROG = "rlresources"
 EXIT_OK = 0
@@ -58,8 +60,8 @@ def add_data_flags(parser: argparse.ArgumentParser, root: bool = True) -> None:
 
 def data_and_root(args: argparse.Namespace, project: Project) -> tuple[Path, Path]:
     """The data folder and the root: flags first, then pyproject, then ./data and ."""
-    data = Path(args.data) if getattr(args, "data", None) else project.data or project.base / "data"
-    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base
+    data = Path(args.data) if getattr(args, "data", None) else project.data or project.base / cli_default("data")
+    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base / cli_default("root")
     if not data.is_dir():
         hint = "" if data.exists() else "; pass --data DIR or set data in [tool.rlresources] of pyproject.toml"
         raise CliError(
@@ -96,7 +98,8 @@ def add_load_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-file-size",
         type=positive("bytes"),
         metavar="BYTES",
-        help=f"the largest data file read, in bytes (default {DEFAULT_MAX_FILE_BYTES}, as rlresources_max_file_size)",
+        help=f"the largest data file read, in bytes (default {cli_default('max_file_size')}, as "
+        "rlresources_max_file_size)",
     )
     parser.add_argument(
         "--stale",
@@ -113,11 +116,12 @@ def add_load_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_options(args: argparse.Namespace, project: Project) -> LoadOptions:
     """The loader options from the flags, then ``[tool.rlresources]``, then the defaults."""
-    size = getattr(args, "max_file_size", None) or project.max_file_size or DEFAULT_MAX_FILE_BYTES
+    size = getattr(args, "max_file_size", None) or project.max_file_size or cli_default("max_file_size")
     return LoadOptions(
         max_file_bytes=size,
         stale=getattr(args, "stale", False),
         cross_check=getattr(args, "cross_check", True),
+        naming=naming_rule(project.naming),
     )
 
 
@@ -130,7 +134,7 @@ def load(args: argparse.Namespace) -> tuple[DataSet, Project]:
 
 def repository_root(args: argparse.Namespace, project: Project) -> Path:
     """The folder a command may write in: ``--root``, else ``root`` in ``[tool.rlresources]``, else the project's."""
-    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base
+    root = Path(args.root) if getattr(args, "root", None) else project.root or project.base / cli_default("root")
     if not root.is_dir():
         raise CliError(f"the root '{relpath(root)}' is not a folder; pass --root DIR")
     return root

@@ -16,12 +16,12 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TextIO
 
 from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
 from sphinx_rlresources.cli.estimate_output import as_json, as_text
-from sphinx_rlresources.core import crosscheck, git, plausibility
+from sphinx_rlresources.core import plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Entry
@@ -48,7 +48,6 @@ from sphinx_rlresources.estimator.memory import (
 )
 from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
-from sphinx_rlresources.scripts.settings import ScriptSettings
 
 MAX_GPUS = 1 << 20
 MAX_DEVICE_GIB = 16384.0
@@ -307,7 +306,7 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
     if not rows:
         raise CliError(f"--row: no row of {relpath(path)} starts at or before line {line}")
     entry = max(rows, key=lambda e: e.source.line)
-    settings = _script_settings(entry, dataset.scripts.get(entry.script), root)
+    settings = _script_run(entry, root)
     found = plausibility.estimate_row(entry, settings)
     if found is None:
         raise CliError(
@@ -318,18 +317,9 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
     return entry, estimate(found.arch, plan)
 
 
-def _script_settings(entry: Entry, path: Path | None, root: Path) -> ScriptSettings | None:
-    if path is not None:
-        return crosscheck.load_script(path)
-    if entry.script_ref:
-        try:
-            pinned = git.read_pinned(root, [(entry.script_ref, PurePosixPath(entry.script).as_posix())], 10**6)
-        except git.GitUnavailable:
-            return None
-        blob = pinned.files.get((entry.script_ref, PurePosixPath(entry.script).as_posix()))
-        if blob is not None and blob.data is not None:
-            return crosscheck.settings_of(blob.data)
-    return None
+def _script_run(entry: Entry, root: Path) -> Run | None:
+    """What the row's script asks for, read the one way lint and the build read it (None: it cannot be read)."""
+    return rowscript.row_script(entry.script, entry.script_ref, root, entry.env).run
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

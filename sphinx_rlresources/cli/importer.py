@@ -38,8 +38,9 @@ from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding,
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import relpath
-from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES, LoadOptions, load_dataset
+from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import size_key, size_order
+from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 
@@ -257,7 +258,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             f"note: no yaml-language-server modeline was written: no schema lies in this repository; run "
             f"'rlresources schema --out {relpath(out_dir / SCHEMA_FILE)}' and import again to give editors the schema\n"
         )
-    limit = project.max_file_size or DEFAULT_MAX_FILE_BYTES
+    limit = project.max_file_size or cli_default("max_file_size")
     texts = {
         key: render_file(result.sizes[key], [entry for _line, entry in result.rows[key]], modeline, page_path.name)
         for key in keys

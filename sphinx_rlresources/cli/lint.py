@@ -17,8 +17,10 @@ from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_regex, naming_rule
 from sphinx_rlresources.core.paths import exists, is_within, real_path, what_is
 from sphinx_rlresources.core.project import Project
+from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.safe.text import one_line
 
 
@@ -32,7 +34,7 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     elif project.scripts and not getattr(args, "root", None):
         folders = list(project.scripts)
     else:
-        folders = [dataset.root / "examples" / "tuning"]
+        folders = [dataset.root / folder for folder in cli_default("scripts")]
         folders = [f for f in folders if f.is_dir()]
     root = real_path(dataset.root)
     for folder in folders:
@@ -52,8 +54,11 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     return list(unique)
 
 
-def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[Diagnostic]]:
-    """Every ``*.sh`` under the folders, and a finding for each one that may not be read.
+def find_scripts(
+    folders: Sequence[Path], root: Path, suffixes: tuple[str, ...] = (".sh",)
+) -> tuple[list[Path], list[Diagnostic]]:
+    """Every script (``*.sh``, or the naming rule's suffixes) under the folders, and a finding for each one
+    that may not be read.
 
     Hidden folders and symbolic links to folders are skipped.  A ``*.sh`` that leads out
     of the root, or that is not a regular file (a pipe, a device), is reported where it
@@ -67,7 +72,7 @@ def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[
         for current, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(files):
-                if not name.endswith(".sh") or name.startswith("."):
+                if not name.endswith(suffixes) or name.startswith("."):
                     continue
                 path = Path(current) / name
                 real = real_script(path, known)
@@ -89,12 +94,30 @@ def find_scripts(folders: Sequence[Path], root: Path) -> tuple[list[Path], list[
     return sorted(found), list(refused.values())
 
 
-def orphan_scripts(dataset: DataSet, scripts: Sequence[Path]) -> list[Diagnostic]:
-    """A finding for every script that no row links to."""
+def claimed(script: Path, root: Path, rule: NamingRule, glob: str | None) -> bool:
+    """Whether a file is a resource script: the glob says so when one is set, else the naming rule."""
+    if glob is not None:
+        try:
+            relative = script.relative_to(real_path(root)).as_posix()
+        except ValueError:
+            return False
+        return bool(glob_regex(glob).fullmatch(relative))
+    return rule.claims(script.name)
+
+
+def orphan_scripts(
+    dataset: DataSet, scripts: Sequence[Path], rule: NamingRule = PRESETS["seed"], glob: str | None = None
+) -> list[Diagnostic]:
+    """A finding for every resource script (as the rule or glob claims them) that no row links to.
+
+    Only a file the repository calls a resource script can lack a row: verl's
+    ``run_<model>_<backend>.sh`` examples are not missing rows under the seed rule, and a
+    ``new`` command that then refused them would be no help.
+    """
     linked = set(dataset.scripts.values())  # already real paths: resolve_script returned them
     found = []
     for script in scripts:
-        if script in linked:
+        if script in linked or not claimed(script, dataset.root, rule, glob):
             continue
         found.append(
             Diagnostic(
@@ -161,12 +184,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)
-    scripts, refused = find_scripts(folders, dataset.root)
+    rule = naming_rule(project.naming)
+    scripts, refused = find_scripts(folders, dataset.root, rule.suffixes)
     found.extend(refused)
     if any(not size.readable for size in dataset.sizes.values()):
         note = "; scripts without a row are checked once every data file can be read"
     else:
-        found.extend(orphan_scripts(dataset, scripts))
+        found.extend(orphan_scripts(dataset, scripts, rule, project.script_glob))
     found.sort()
     if args.format == "json":
         json.dump([as_json(d) for d in found], out, indent=2, ensure_ascii=False)

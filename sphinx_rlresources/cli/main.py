@@ -20,10 +20,12 @@ from typing import Any, TextIO
 from sphinx_rlresources import __version__
 from sphinx_rlresources.cli import estimate as estimate_command
 from sphinx_rlresources.cli import importer as import_command
+from sphinx_rlresources.cli import inspect as inspect_command
 from sphinx_rlresources.cli import lint as lint_command
 from sphinx_rlresources.cli import new as new_command
 from sphinx_rlresources.cli import render as render_command
 from sphinx_rlresources.cli import schema as schema_command
+from sphinx_rlresources.cli import sync as sync_command
 from sphinx_rlresources.cli.common import EXIT_ERROR, EXIT_OK, PROG, CliError, add_data_flags, add_load_arguments
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, shown
@@ -102,6 +104,46 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_load_arguments(render)
     render.set_defaults(func=render_command.run)
+
+    sync = commands.add_parser(
+        "sync",
+        help="rewrite the tables between rl-resource-table markers of Markdown files",
+        description="Rewrite every block between <!-- rl-resource-table SIZE [:option: value ...] --> and "
+        "<!-- /rl-resource-table --> in each FILE with the table that render --format markdown draws, chosen "
+        "with the directive's options; everything outside the blocks stays byte for byte. Exit status: 0 every "
+        "block synced (with --check: up to date), 1 findings (a block out of date with --check, a marker that "
+        "cannot be used, the data's own problems for the rows drawn), 2 the command could not run.",
+    )
+    sync.add_argument("files", metavar="FILE", nargs="+", help="the Markdown files (README.md, docs/*.md)")
+    sync.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 naming each block that is out of date"
+    )
+    sync.add_argument(
+        "--format", choices=("text", "github"), default="text", help="the findings' format (default text)"
+    )
+    add_data_flags(sync)
+    sync.add_argument(
+        "--script-url",
+        metavar="TEMPLATE",
+        help="link the Link column, as for render (default: script_url in [tool.rlresources])",
+    )
+    sync.add_argument(
+        "--ref", metavar="REF", help="what fills {ref} (default: script_ref in [tool.rlresources], else main)"
+    )
+    add_load_arguments(sync)
+    sync.set_defaults(func=sync_command.run)
+
+    inspect = commands.add_parser(
+        "inspect",
+        help="show what a launch script or recipe config asks for",
+        description="Read each launch script or recipe config the way the checks do (never running it) and show "
+        "its framework and every setting a row is checked against, with the line that wrote it and where the "
+        "value comes from: set in the file, a default the script documents, --env, the framework's default, "
+        "or run time. Exit status: 0 every file was read, 1 a file has no launch this reader knows or has "
+        "mistakes of its own, 2 the command could not run.",
+    )
+    inspect_command.add_arguments(inspect)
+    inspect.set_defaults(func=inspect_command.run)
 
     imp = commands.add_parser(
         "import",

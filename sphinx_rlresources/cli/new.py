@@ -31,14 +31,15 @@ from sphinx_rlresources.cli.common import (
 )
 from sphinx_rlresources.cli.pageread import size_label
 from sphinx_rlresources.cli.yamlwrite import entry_text, schema_ref, yaml_scalar
-from sphinx_rlresources.core import crosscheck, naming
+from sphinx_rlresources.core import naming, rowscript
+from sphinx_rlresources.core.crosscheck import known, stated
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.model import size_key
 from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
-from sphinx_rlresources.scripts.reader import ScriptSettings
+from sphinx_rlresources.scripts.run import Found, Run
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
 _EMPTY_ENTRIES = re.compile(r"^entries:\s*\[\s*\]\s*(#.*)?$")
@@ -79,15 +80,25 @@ def task_label(task: str) -> str:
     return "-".join("LoRA" if part == "lora" else part.upper() for part in task.split("-"))
 
 
-def suggest_name(filename: str, settings: ScriptSettings) -> str | None:
+def _gpus(run: Run) -> int | None:
+    """The GPUs the script settles (not a count only known at run time)."""
+    return run.gpus.value if known(run.gpus) else None
+
+
+def _text(found: Found[str]) -> str | None:
+    """A setting the script settles (not one only known at run time)."""
+    return found.value if known(found) else None
+
+
+def suggest_name(filename: str, run: Run) -> str | None:
     """A name by the rule for a script whose name breaks it, or None when one cannot be told."""
     stem = filename[: -len(".sh")] if filename.endswith(".sh") else filename
     parts = [p for p in re.split(r"[_\s]+", stem.lower()) if p]
     if len(parts) < 6:
         return None
     model, (task, gpus, device, train, infer) = "-".join(parts[:-5]), parts[-5:]
-    if not gpus.isdigit() and settings.gpus:
-        gpus = str(settings.gpus)
+    if not gpus.isdigit() and _gpus(run):
+        gpus = str(_gpus(run))
     if not gpus.isdigit() or int(gpus) < 1:
         return None
     name = naming.expected(model, task, int(gpus), device, train, infer).filename
@@ -95,7 +106,7 @@ def suggest_name(filename: str, settings: ScriptSettings) -> str | None:
     return name if parsed is not None else None
 
 
-def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, args: argparse.Namespace) -> Row:
+def build_row(script: str, name: naming.ScriptName, run: Run, args: argparse.Namespace) -> Row:
     """The row's values: certain ones filled, the rest TODO (with a hint beside it)."""
     notes: list[str] = []
     comments: dict[str, str] = {}
@@ -109,7 +120,7 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
             return from_script
         return from_name
 
-    model_path = settings.model_path
+    model_path = _text(run.model)
     model: str = TODO
     hint = model_hint(model_path, name.model)
     if model_path:
@@ -121,11 +132,11 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
         "tag": args.tag or TODO,
         "model": model,
         "task": task_label(name.task),
-        "gpus": pick("gpus", name.gpus, settings.gpus),
+        "gpus": pick("gpus", name.gpus, _gpus(run)),
         "device": name.device.upper(),
         "max_batch": TODO,
-        "train": pick("train", name.train, settings.train_backend),
-        "infer": pick("infer", name.infer, settings.rollout_name),
+        "train": pick("train", name.train, _text(run.train_backend)),
+        "infer": pick("infer", name.infer, _text(run.engine)),
         "script": script,
         "contributor": args.contributor or TODO,
     }
@@ -133,7 +144,7 @@ def build_row(script: str, name: naming.ScriptName, settings: ScriptSettings, ar
         values["model_id"] = model_path
     if values["tag"] == TODO:
         comments["tag"] = "MIN (every memory saving on) or RECOMMENDED (best throughput)"
-    batch = settings.train_batch_size
+    batch = run.train_batch_size.value if stated(run.train_batch_size) else None
     comments["max_batch"] = "the largest batch that ran on this hardware, or null if not measured" + (
         f" (the script runs data.train_batch_size={batch})" if batch else ""
     )
@@ -198,14 +209,15 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except ValueError:
         raise CliError(f"the script '{args.script}' is outside the root '{root}'; pass --root DIR") from None
     try:  # the build's own bound and reader, so new never reads more of a script than the build does
-        settings = crosscheck.settings_of(read_regular(script, crosscheck.MAX_SCRIPT_BYTES))
+        data = read_regular(script, rowscript.MAX_SCRIPT_BYTES)
     except OSError as error:
         raise CliError(f"the script '{args.script}' cannot be read: {error.strerror or error}") from None
+    asked = rowscript.run_of(data, relative, {}, rowscript.TreeFiles(root))
     name, problem = naming.parse(script.name)
     if name is None:
         rule = "" if naming.RULE in (problem or "") else f"; the rule is {naming.RULE}"
         out.write(f"{args.script}: error: {problem}{rule} [rlresources.naming]\n")
-        suggestion = suggest_name(script.name, settings)
+        suggestion = suggest_name(script.name, asked)
         if suggestion:
             moved = (Path(args.script).parent / suggestion).as_posix()
             out.write(f"suggested name: {suggestion} (git mv {args.script} {moved})\n")
@@ -231,7 +243,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 "edit that row instead\n"
             )
             return EXIT_FINDINGS
-    row = build_row(relative, name, settings, args)
+    row = build_row(relative, name, asked, args)
     key = size_key(label)
     target = next((p for p in data_files(data_dir) if size_key(p.stem) == key), data_dir / f"{key}.yaml")
     try:  # the file as it is, read as it will be written: inside the root, never through a link

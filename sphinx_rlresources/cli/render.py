@@ -20,15 +20,18 @@ from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError
 from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.query import select
-from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url, url_template_problem
-from sphinx_rlresources.safe.text import MAX_LOCATION, shown, visible
+from sphinx_rlresources.core.project import Project
+from sphinx_rlresources.core.query import Selection, select
+from sphinx_rlresources.core.urls import url_template_problem
+from sphinx_rlresources.safe.text import MAX_LOCATION, shown
 
 _RST_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
 _RST_COLON = re.compile(r":(?=\S)")
 _RST_TRANSITION = re.compile(r"^([!-/:-@\[-`{-~])\1{3,}$")
 _RST_LEADING = re.compile(r"^([-+•#/]|\(?(\d+|[A-Za-z]|[ivxlcdmIVXLCDM]+|#)[.)](\s|$)|\.\.)")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+_MD_LINKABLE = re.compile(r"[@:]|//|[.\u3002\uff0e\uff61][^\W\d_]")
+"""What may start an autolink: a scheme's colon, ``//``, an at-sign, or a dot before a letter (``.com``)."""
 
 
 def _escape(text: str, special: re.Pattern[str], always: str) -> str:
@@ -61,8 +64,26 @@ def rst_text(text: str) -> str:
 
 
 def md_text(text: str) -> str:
-    """Text that GitHub-flavoured Markdown shows literally (also inside a table cell)."""
+    """Text that GitHub-flavoured Markdown shows literally (also inside a table cell).
+
+    Escaping cannot stop an autolink: GitHub links ``https://x``, ``www.x`` and ``a@b.c``
+    in plain text, and other renderers (linkify) also ``name.tld``, whatever the
+    backslashes.  Text that could hold one is therefore written as a code span, where
+    no renderer looks for links.
+    """
+    return md_code(text) if _MD_LINKABLE.search(text) else _md_escape(text)
+
+
+def _md_escape(text: str) -> str:
+    """Markup characters backslashed: enough inside a link's text, where no renderer autolinks."""
     return _escape(text.replace("&", "&amp;"), _MD_SPECIAL, "\\`*[]<>|~")
+
+
+def md_code(text: str) -> str:
+    """``text`` as a code span that shows it exactly, inside a table cell too."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""  # one space each side is dropped
+    return fence + pad + text.replace("|", "\\|") + pad + fence
 
 
 def rst_link(text: str, url: str) -> str:
@@ -71,42 +92,31 @@ def rst_link(text: str, url: str) -> str:
     return f"`{label} <{url}>`__"
 
 
-def md_link(text: str, url: str) -> str:
-    return f"[{md_text(text)}]({quote(url, safe=':/?#@!$&*+,;=%~.-_')})"
+def md_link(text: str, url: str, title: str | None = None) -> str:
+    target = quote(url, safe=":/?#@!$&*+,;=%~.-_")
+    if title:  # a quoted title: only its quote, a backslash and the cell border need escaping
+        target += ' "' + re.sub(r'([\\"|&])', r"\\\1", title) + '"'
+    return f"[{_md_escape(text)}]({target})"
 
 
 class Renderer:
-    """Turns rows into cell strings for one markup, linking what the directive links."""
+    """Turns cells into strings of one markup; what a cell shows and links is the column's to say."""
 
     def __init__(self, markup: str, template: str | None, ref: str, dataset: DataSet | None = None) -> None:
         self.markup = markup
-        self.template = template
-        self.ref = ref
-        self.dataset = dataset
-        """When given, only scripts that exist are linked, as in the directive."""
+        self.context = cols.CellContext(dataset, template, ref)
+        """With a data set, only scripts that exist are linked, as in the directive."""
 
     def text(self, value: str) -> str:
         return rst_text(value) if self.markup == "rst" else md_text(value)
 
-    def link(self, value: str, url: str | None) -> str:
-        url = safe_url(url)
-        if not url:
-            return self.text(value)
-        return rst_link(value, url) if self.markup == "rst" else md_link(value, url)
-
     def cell(self, entry: Entry, key: str) -> str:
-        value = visible(cols.COLUMNS[key].text(entry))
-        if key == "estimate" and self.dataset is not None:
-            value = cols.estimate_text(self.dataset.estimates.get(entry.source))
-        if key == "link":
-            if self.dataset is not None:
-                return self.link(value, row_script_url(self.dataset, entry, self.template, self.ref))
-            return self.link(value, script_url(self.template, entry.script_ref or self.ref, entry.script))
-        if key == "contributor":
-            return self.link(value, entry.contributor.link)
-        if key == "evidence" and entry.evidence:
-            return self.link(value, entry.evidence)
-        return self.text(value)
+        cell = cols.COLUMNS[key].cell(entry, self.context)
+        if not cell.url:
+            return self.text(cell.text)
+        if self.markup == "rst":  # reST links carry no title
+            return rst_link(cell.text, cell.url)
+        return md_link(cell.text, cell.url, cell.title)
 
 
 def render_rst(entries: Sequence[Entry], shown: Sequence[str], renderer: Renderer, title: str) -> str:
@@ -130,14 +140,31 @@ def _problems_of(dataset: DataSet, shown_paths: set[str]) -> list[str]:
     return [d.format() for d in dataset.diagnostics if d.path in shown_paths]
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    dataset, project = load(args)
+def link_settings(args: argparse.Namespace, project: Project) -> tuple[str | None, str]:
+    """The Link column's URL template and ref: the flags, else ``[tool.rlresources]``; a bad template stops."""
     template = args.script_url or project.script_url
     if template:
         problem = url_template_problem(template)
         if problem:
             raise CliError(f"--script-url {template!r} {problem}")
-    renderer = Renderer(args.format, template, args.ref or project.script_ref, dataset)
+    return template, args.ref or project.script_ref
+
+
+def drawn(chosen: Selection, renderer: Renderer, title: str) -> str:
+    """What the directive would draw for a readable selection: the table, or the sentence that stands for it."""
+    if chosen.entries:
+        if renderer.markup == "rst":
+            return render_rst(chosen.entries, chosen.columns, renderer, title)
+        return render_markdown(chosen.entries, chosen.columns, renderer)
+    if chosen.filters:
+        return f"No verified configuration for {title} matches this selection.\n"
+    return f"No configuration has been verified for {title} yet.\n"
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    dataset, project = load(args)
+    template, ref = link_settings(args, project)
+    renderer = Renderer(args.format, template, ref, dataset)
     chosen = select(dataset, args.size, columns=args.columns)
     if chosen.unknown is not None:
         known = ", ".join(chosen.unknown.known) or "(none: the data folder has no files)"
@@ -147,15 +174,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     title = chosen.label or "All sizes"
     for line in _problems_of(dataset, {s.display_path for s in chosen.sizes}):
         print(line, file=sys.stderr)
-    if chosen.entries:
-        text = (
-            render_rst(chosen.entries, chosen.columns, renderer, title)
-            if args.format == "rst"
-            else render_markdown(chosen.entries, chosen.columns, renderer)
-        )
-        out.write(text)
-    elif not chosen.unreadable:
-        out.write(f"No configuration has been verified for {title} yet.\n")
+    if chosen.entries or not chosen.unreadable:
+        out.write(drawn(chosen, renderer, title))
     if chosen.unreadable:
         names = ", ".join(shown(s.display_path, MAX_LOCATION) for s in chosen.unreadable)
         print(f"{PROG}: {names} could not be read; its rows are not shown (run rlresources lint)", file=sys.stderr)

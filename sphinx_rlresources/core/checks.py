@@ -10,11 +10,14 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from sphinx_rlresources.core import crosscheck, git, naming, plausibility
+from sphinx_rlresources.core import crosscheck, git, plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, real_path, what_is
-from sphinx_rlresources.scripts.settings import ScriptSettings
+from sphinx_rlresources.core.namecheck import check_naming
+from sphinx_rlresources.core.naming import PRESETS, NamingRule
+from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
+from sphinx_rlresources.scripts.reader import read_script
+from sphinx_rlresources.scripts.run import Run
 
 MAX_HINT_CANDIDATES = 100
 """The most names one "did you mean" compares: a folder of thousands of scripts must not
@@ -183,12 +186,12 @@ def resolve_script(
         size = real.stat().st_size
     except OSError:
         size = 0
-    if size > crosscheck.MAX_SCRIPT_BYTES:
+    if size > rowscript.MAX_SCRIPT_BYTES:
         return None, _diag(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
-            f"script '{text}' is {size} bytes, more than the {crosscheck.MAX_SCRIPT_BYTES} a tuning script "
+            f"script '{text}' is {size} bytes, more than the {rowscript.MAX_SCRIPT_BYTES} a tuning script "
             "may have; it is neither read nor copied into the build: link the launcher, not its data",
         )
     if not os.access(real, os.R_OK):
@@ -198,89 +201,7 @@ def resolve_script(
     return real, None
 
 
-def _script_runs(settings: ScriptSettings | None, name: str) -> str | None:
-    """What the script itself settles for a field of its name (None: it does not say)."""
-    if settings is None:
-        return None
-    if name == "gpunums":
-        return str(settings.gpus) if settings.gpus else None
-    if name == "infer":
-        return settings.rollout_name
-    if name == "train":
-        return settings.train_backend
-    return None
-
-
-def check_naming(entry: Entry, settings: ScriptSettings | None = None) -> list[Diagnostic]:
-    """The file name follows the rule and agrees with the row's values.
-
-    Where the script itself settles a field (``settings``: its GPUs, engine, backend),
-    the advice points toward what the script runs, as the cross-check's does: the row
-    and the name are both measured against the script, never the script against them.
-    """
-    filename = entry.script_name
-    want = naming.expected(
-        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
-    )
-    parsed, problem = naming.parse(filename)
-    if parsed is None:
-        return [
-            _diag(
-                entry,
-                "script",
-                Subtype.NAMING,
-                f"{problem}; name it by the rule {naming.RULE}, e.g. '{want.filename}'",
-            )
-        ]
-    row = {
-        "task": entry.task,
-        "gpunums": str(entry.gpus),
-        "device": entry.device,
-        "train": entry.train,
-        "infer": entry.infer,
-    }
-    got = {
-        "task": parsed.task,
-        "gpunums": str(parsed.gpus),
-        "device": parsed.device,
-        "train": parsed.train,
-        "infer": parsed.infer,
-    }
-    field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
-    found = []
-    want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
-    for name, value in row.items():
-        if value.lower() == got[name]:
-            continue
-        runs = _script_runs(settings, name)
-        if runs is None:
-            advice = f"fix the row, or rename the script to '{want_named.filename}'"
-        elif runs == got[name]:
-            advice = f"the script runs {name} '{runs}' as its name says: fix the row"
-        elif runs == value.lower():
-            advice = (
-                f"the script runs {field_of[name]} '{runs}' as the row says: "
-                f"rename the script to '{want_named.filename}'"
-            )
-        else:
-            toward = dict(got, **{name: runs})
-            renamed = naming.ScriptName(
-                parsed.model, toward["task"], int(toward["gpunums"]), toward["device"], toward["train"], toward["infer"]
-            )
-            advice = f"the script runs {name} '{runs}': fix the row, and rename the script to '{renamed.filename}'"
-        found.append(
-            _diag(
-                entry,
-                field_of[name],
-                Subtype.NAMING,
-                f"script name '{filename}' says {name} '{got[name]}' but the row says "
-                f"{field_of[name]} '{value}'; {advice}",
-            )
-        )
-    return found
-
-
-def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]:
+def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule = PRESETS["seed"]) -> dict[str, Path]:
     """Run the row checks over every readable row; return the scripts that may be used.
 
     With ``cross_check``, each row is also compared with what its script runs
@@ -323,18 +244,29 @@ def check_entries(dataset: DataSet, cross_check: bool = True) -> dict[str, Path]
         if path is not None:
             scripts[entry.script] = path
             dataset.linkable.add(entry.script)
-        settings = crosscheck.load_script(path) if cross_check and path is not None else None
-        dataset.diagnostics.extend(check_naming(entry, settings))
-        if settings is not None:
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))
-        check_plausible(dataset, entry, settings)
+        run, data = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else (None, None)
+        dataset.diagnostics.extend(check_naming(entry, run, rule))
+        if run is not None:
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
+        check_plausible(dataset, entry, data)
     if pinned:
-        check_pinned(dataset, pinned, cross_check)
+        check_pinned(dataset, pinned, cross_check, rule)
     return scripts
 
 
-def check_plausible(dataset: DataSet, entry: Entry, settings: ScriptSettings | None) -> None:
+def _read_checked_out(entry: Entry, path: Path, root: Path) -> tuple[Run | None, bytes | None]:
+    try:
+        data = read_regular(path, rowscript.MAX_SCRIPT_BYTES)
+    except OSError:
+        return None, None  # already reported as script_missing by the path check
+    return rowscript.run_of(data, PurePosixPath(entry.script).as_posix(), entry.env, rowscript.TreeFiles(root)), data
+
+
+def check_plausible(dataset: DataSet, entry: Entry, data: bytes | None) -> None:
     """Estimate the row's memory (kept for the ``estimate`` column) and report it if it cannot fit."""
+    settings = None
+    if data is not None and len(data) <= rowscript.MAX_SCRIPT_BYTES:  # until the estimator reads a Run
+        settings = read_script(data.decode("utf-8", errors="replace"), entry.env)
     found = plausibility.estimate_row(entry, settings)
     if found is None:
         return
@@ -344,9 +276,9 @@ def check_plausible(dataset: DataSet, entry: Entry, settings: ScriptSettings | N
         dataset.diagnostics.append(problem)
 
 
-def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None:
+def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: NamingRule = PRESETS["seed"]) -> None:
     """Check rows whose script is read from git at their ``script_ref``: one process for all."""
-    limit = crosscheck.MAX_SCRIPT_BYTES
+    limit = rowscript.MAX_SCRIPT_BYTES
     try:
         found = git.read_pinned(
             dataset.root, [(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit
@@ -387,7 +319,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None
                     f"script '{entry.script}' does not exist at {ref}; check the path, or the script_ref",
                 )
             )
-            dataset.diagnostics.extend(check_naming(entry, None))
+            dataset.diagnostics.extend(check_naming(entry, None, rule))
             continue
         dataset.linkable.add(entry.script)
         if blob.data is None:
@@ -400,8 +332,11 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool) -> None
                     "script may have; it is not read",
                 )
             )
-        settings = crosscheck.settings_of(blob.data) if cross_check and blob.data is not None else None
-        dataset.diagnostics.extend(check_naming(entry, settings))
-        if settings is not None:
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, settings, entry.script))
-        check_plausible(dataset, entry, settings)
+        run = None
+        if cross_check and blob.data is not None:
+            files = rowscript.RefFiles(dataset.root, ref)
+            run = rowscript.run_of(blob.data, PurePosixPath(entry.script).as_posix(), entry.env, files)
+        dataset.diagnostics.extend(check_naming(entry, run, rule))
+        if run is not None:
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
+        check_plausible(dataset, entry, blob.data if cross_check else None)

@@ -1,61 +1,172 @@
 """The table's columns and how rows are filtered and sorted.
 
-Shared by the directive and ``rlresources render`` so both draw the same cells.
+A :class:`Column` is the whole contract of a cell: for a row (and the data set, for
+computed and linked cells) it gives the text, the sort key, the link and its title.
+The table, ``rlresources render`` and ``sync``, the JSON export and the chart only
+translate :class:`Cell` values into nodes or markup; so a new column is one entry in
+:data:`COLUMNS`, and no front end can show a cell another one does not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
 
-from sphinx_rlresources.core.model import Entry, size_order
+from sphinx_rlresources.core.model import DataSet, Entry, size_order
+from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url
+from sphinx_rlresources.safe.text import visible
+
+
+@dataclass(frozen=True)
+class CellContext:
+    """What a cell may need beyond its row: the data set (estimates, which scripts exist) and the Link template.
+
+    Without a data set (a row drawn on its own) nothing computed is shown and every
+    script is taken to exist; the build and the commands always pass one.
+    """
+
+    dataset: DataSet | None = None
+    script_url: str | None = None
+    script_ref: str = "main"
+
+    def estimate(self, entry: Entry) -> float | None:
+        return None if self.dataset is None else self.dataset.estimates.get(entry.source)
+
+
+class Cell(NamedTuple):
+    """One column's answer for one row, which each front end only translates into nodes or markup.
+
+    ``text`` has every unseen character shown as its code point and ``url`` passed the
+    one URL policy, so no front end can forget either.  (A named tuple: a table of
+    2,000 rows makes tens of thousands of them.)
+    """
+
+    text: str
+    url: str | None = None
+    title: str | None = None
+    """The link's hover text, for front ends whose links carry one (HTML, Markdown)."""
+    file: Path | None = None
+    """A checked file inside the root that the cell names, for a front end that can publish
+    it when there is no ``url`` (the Sphinx build links it as a download)."""
+
+
+@dataclass(frozen=True)
+class Hover:
+    """A column's place in a row's one-line summary (the chart's hover text): its rank and wording."""
+
+    rank: int
+    template: str = "{}"
+
+
+Get = Callable[[Entry, CellContext], Any]
+
+
+def _nothing(entry: Entry, context: CellContext) -> None:
+    return None
 
 
 @dataclass(frozen=True)
 class Column:
+    """The whole contract of a column: its header, and for each row its text, sort key and link.
+
+    ``sort_key`` returns None for a row without a value, which sorts last in either
+    direction.  ``url`` may return anything: :meth:`cell` keeps only what
+    :func:`~sphinx_rlresources.core.urls.safe_url` allows.
+    """
+
     key: str
     header: str
-    text: Callable[[Entry], str]
-    sort_key: Callable[[Entry], Any]
+    text: Callable[[Entry, CellContext], str]
+    sort_key: Get
+    url: Callable[[Entry, CellContext], str | None] = _nothing
+    title: Callable[[Entry, CellContext], str | None] = _nothing
+    file: Callable[[Entry, CellContext], Path | None] = _nothing
+    hover: Hover | None = field(default=None)
+
+    def cell(self, entry: Entry, context: CellContext) -> Cell:
+        text = visible(self.text(entry, context))  # the loader refused these already: defence in depth
+        if not text:  # nothing to click: no link, no title, no file
+            return Cell(text)
+        title = self.title(entry, context)
+        return Cell(
+            text,
+            safe_url(self.url(entry, context)),
+            None if title is None else visible(title),
+            self.file(entry, context),
+        )
 
 
-def _missing_last(value: Any) -> tuple[int, Any]:
-    return (1, 0) if value is None else (0, value)
+def estimate_text(gib: float | None) -> str:
+    """The ``estimate`` column's cell: the lower bound of per-GPU memory (``≥ 17 GiB/GPU``)."""
+    if gib is None:
+        return ""
+    return f"≥ {gib:.1f} GiB/GPU" if gib < 10 else f"≥ {gib:.0f} GiB/GPU"
+
+
+def _script_url(entry: Entry, context: CellContext) -> str | None:
+    if context.dataset is None:
+        return script_url(context.script_url, entry.script_ref or context.script_ref, entry.script)
+    return row_script_url(context.dataset, entry, context.script_url, context.script_ref)
+
+
+def _script_file(entry: Entry, context: CellContext) -> Path | None:
+    return None if context.dataset is None else context.dataset.scripts.get(entry.script)
 
 
 COLUMNS: dict[str, Column] = {
     c.key: c
     for c in [
-        Column("size", "Size", lambda e: e.size, lambda e: size_order(e.size)),
-        Column("tag", "Tag", lambda e: e.tag, lambda e: (e.tag != "MIN", e.tag)),
-        Column("model", "Model", lambda e: e.model, lambda e: e.model.lower()),
-        Column("task", "Task", lambda e: e.task, lambda e: e.task.lower()),
-        Column("resource", "Resource", lambda e: e.resource, lambda e: (e.gpus, e.device.lower())),
+        Column("size", "Size", lambda e, _: e.size, lambda e, _: size_order(e.size), hover=Hover(0)),
+        Column("tag", "Tag", lambda e, _: e.tag, lambda e, _: (e.tag != "MIN", e.tag), hover=Hover(1)),
+        Column("model", "Model", lambda e, _: e.model, lambda e, _: e.model.lower(), hover=Hover(2)),
+        Column("task", "Task", lambda e, _: e.task, lambda e, _: e.task.lower(), hover=Hover(3)),
+        Column(
+            "resource",
+            "Resource",
+            lambda e, _: e.resource,
+            lambda e, _: (e.gpus, e.device.lower()),
+            hover=Hover(4),
+        ),
         Column(
             "maxbatch",
             "MaxBatch",
-            lambda e: "" if e.max_batch is None else str(e.max_batch),
-            lambda e: _missing_last(e.max_batch),
+            lambda e, _: "" if e.max_batch is None else str(e.max_batch),
+            lambda e, _: e.max_batch,
+            hover=Hover(7, "max batch {}"),
         ),
-        Column("train", "Train", lambda e: e.train, lambda e: e.train.lower()),
-        Column("infer", "Infer", lambda e: e.infer_label, lambda e: e.infer_label.lower()),
-        Column("link", "Link", lambda e: e.script_name, lambda e: e.script_name),
-        Column("contributor", "Contributor", lambda e: e.contributor.name, lambda e: e.contributor.name.lower()),
-        Column("model_id", "Model ID", lambda e: e.model_id or "", lambda e: _missing_last(e.model_id)),
-        Column("tested", "Tested", lambda e: e.tested or "", lambda e: _missing_last(e.tested)),
-        Column("evidence", "Evidence", lambda e: e.evidence or "", lambda e: _missing_last(e.evidence)),
-        Column("notes", "Notes", lambda e: e.notes or "", lambda e: _missing_last(e.notes)),
-        # Filled from the data set's estimates by each front end (estimate_text), not from the row alone.
-        Column("estimate", "Estimate", lambda e: "", lambda e: 0),
+        Column("train", "Train", lambda e, _: e.train, lambda e, _: e.train.lower(), hover=Hover(5)),
+        Column("infer", "Infer", lambda e, _: e.infer_label, lambda e, _: e.infer_label.lower(), hover=Hover(6)),
+        Column(
+            "link",
+            "Link",
+            lambda e, _: e.script_name,
+            lambda e, _: e.script_name,
+            url=_script_url,
+            file=_script_file,
+            hover=Hover(8),
+        ),
+        Column(
+            "contributor",
+            "Contributor",
+            lambda e, _: e.contributor.name,
+            lambda e, _: e.contributor.name.lower(),
+            url=lambda e, _: e.contributor.link,
+        ),
+        Column("model_id", "Model ID", lambda e, _: e.model_id or "", lambda e, _: e.model_id),
+        Column("tested", "Tested", lambda e, _: e.tested or "", lambda e, _: e.tested),
+        Column(
+            "evidence", "Evidence", lambda e, _: e.evidence or "", lambda e, _: e.evidence, url=lambda e, _: e.evidence
+        ),
+        Column("notes", "Notes", lambda e, _: e.notes or "", lambda e, _: e.notes),
+        Column("estimate", "Estimate", lambda e, c: estimate_text(c.estimate(e)), lambda e, c: c.estimate(e)),
     ]
 }
+"""Every column, in the order option messages list them; a new column is one entry here."""
 
 DEFAULT_COLUMNS = ("tag", "model", "task", "resource", "maxbatch", "train", "infer", "link", "contributor")
 ALIASES = {"max_batch": "maxbatch", "gpus": "resource", "script": "link", "modelid": "model_id"}
-
-_BY_HEADER = {column.header.lower(): key for key, column in COLUMNS.items()}
-"""A column by its header as the table shows it (``Model ID``)."""
 
 FILTERS: dict[str, Callable[[Entry], str]] = {
     "tags": lambda e: e.tag,
@@ -67,20 +178,14 @@ FILTERS: dict[str, Callable[[Entry], str]] = {
 """Directive option name -> the row value it filters on (compared case-insensitively)."""
 
 
-def estimate_text(gib: float | None) -> str:
-    """The ``estimate`` column's cell: the lower bound of per-GPU memory (``≥ 17 GiB/GPU``)."""
-    if gib is None:
-        return ""
-    return f"≥ {gib:.1f} GiB/GPU" if gib < 10 else f"≥ {gib:.0f} GiB/GPU"
-
-
 def column_key(name: str) -> str | None:
     """The column a user-written name means (``MaxBatch``, ``max_batch``), or None."""
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key in COLUMNS:
         return key
-    return _BY_HEADER.get(key)
+    # or its header as the table shows it (``Model ID``), read each time so a column added later counts
+    return next((k for k, column in COLUMNS.items() if column.header.lower() == key), None)
 
 
 def split_list(value: str) -> list[str]:
@@ -101,9 +206,30 @@ def apply_filters(entries: Sequence[Entry], wanted: dict[str, set[str]]) -> list
     return [e for e in entries if all(FILTERS[opt](e).lower() in values for opt, values in wanted.items())]
 
 
-def sort_entries(entries: Sequence[Entry], keys: Sequence[tuple[str, bool]]) -> list[Entry]:
-    """Stable sort by (column, descending) pairs; the first pair decides first."""
+def sort_entries(
+    entries: Sequence[Entry], keys: Sequence[tuple[str, bool]], context: CellContext | None = None
+) -> list[Entry]:
+    """Stable sort by (column, descending) pairs; the first pair decides first.
+
+    Rows whose sort key is None (no value: not measured, no estimate) go last in
+    either direction, where a plain reversed sort would put them first.
+    """
+    context = context or CellContext()
     result = list(entries)
     for key, descending in reversed(keys):
-        result.sort(key=COLUMNS[key].sort_key, reverse=descending)
+        get = COLUMNS[key].sort_key
+        pairs = [(get(e, context), e) for e in result]
+        known = [pair for pair in pairs if pair[0] is not None]
+        known.sort(key=lambda pair: pair[0], reverse=descending)
+        result = [e for _, e in known] + [e for value, e in pairs if value is None]
     return result
+
+
+def summary(entry: Entry, context: CellContext) -> str:
+    """A row on one line, as the chart's hover text shows it: the hover columns' cells, in rank order."""
+    ranked = sorted(
+        ((c.hover.rank, index, c.hover.template, c) for index, c in enumerate(COLUMNS.values()) if c.hover),
+        key=lambda item: item[:2],
+    )
+    texts = ((template, column.cell(entry, context).text) for _rank, _index, template, column in ranked)
+    return " · ".join(template.format(text) for template, text in texts if text)

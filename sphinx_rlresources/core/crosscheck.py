@@ -1,30 +1,29 @@
-"""Check a row against what its tuning script actually runs.
+"""Check a row against what its script runs, whatever the framework.
 
 Readers size their clusters from the rows, so a row that claims 32 GPUs for a script
 that asks for 8, or LoRA for a script that trains the full model, is worse than no row.
-Each claim is compared with the script as read by :mod:`sphinx_rlresources.scripts`; a value the
-reader cannot know is never reported.  Every finding is located at the row's field in
-the data file (that is what a contributor edits) and names the script line it
-disagrees with.  No Sphinx import: the build and ``rlresources lint`` share this.
+Each claim is compared with the script's :class:`~sphinx_rlresources.scripts.run.Run`
+(read by the framework's adapter, :mod:`sphinx_rlresources.scripts.frameworks`), so a
+row that contradicts a modern verl, OpenRLHF or slime script gets the same findings as
+one that contradicts a legacy verl script.  A value the reader cannot know is never
+reported.  Every finding is located at the row's field in the data file (that is what a
+contributor edits) and names the script line it disagrees with.  No Sphinx import: the
+build and ``rlresources lint`` share this.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
-from sphinx_rlresources.core.paths import read_regular
-from sphinx_rlresources.scripts.reader import MAX_SCRIPT_CHARS, Override, ScriptProblem, ScriptSettings, read_script
+from sphinx_rlresources.safe.text import one_line
+from sphinx_rlresources.scripts.run import Found, Origin, Run
 
-MAX_SCRIPT_BYTES = MAX_SCRIPT_CHARS
-"""The most bytes of a script read; a larger script is reported, not checked."""
-
-#: Task algorithm (lowercase, without ``-LoRA``) -> the ``algorithm.adv_estimator``
-#: values that run it in verl.  DAPO, Dr. GRPO and GSPO are GRPO's group-relative
-#: advantage with other loss settings, so verl runs them with ``adv_estimator=grpo``;
-#: PPO is the value-model GAE estimator.  A task not listed here is not compared.
+#: Task algorithm (lowercase, without ``-LoRA``) -> the estimator values that run it.  DAPO,
+#: Dr. GRPO and GSPO are GRPO's group-relative advantage with other loss settings, so verl
+#: runs them with ``adv_estimator=grpo``; PPO is the value-model GAE estimator.  A task not
+#: listed here is not compared.
 ALGORITHMS: dict[str, frozenset[str]] = {
     "ppo": frozenset({"gae"}),
     "grpo": frozenset({"grpo"}),
@@ -40,21 +39,21 @@ ALGORITHMS: dict[str, frozenset[str]] = {
     "opo": frozenset({"opo"}),
     "gpg": frozenset({"gpg"}),
 }
-
+#: Frameworks whose algorithm setting speaks verl's estimator names (the table above).
+ESTIMATOR_NAMES = frozenset({"verl", "verl-recipe", "skyrl"})
 #: Row ``train`` values and the backend the script must then use.
-BACKENDS = {"megatron": "megatron", "fsdp": "fsdp", "fsdp2": "fsdp"}
+BACKENDS = {
+    "megatron": "megatron",
+    "fsdp": "fsdp",
+    "fsdp2": "fsdp",
+    "deepspeed": "deepspeed",
+    "dtensor": "dtensor",
+    "veomni": "veomni",
+    "torchtitan": "torchtitan",
+}
 
 _LORA_PARTS = frozenset({"lora", "qlora"})
 _VERSION_SUFFIX = re.compile(r"[0-9.]+$")
-
-GPUS_PER_NODE = "trainer.n_gpus_per_node"
-NNODES = "trainer.nnodes"
-ROLLOUT = "actor_rollout_ref.rollout.name"
-STRATEGY = "actor_rollout_ref.actor.strategy"
-LORA_RANK = "actor_rollout_ref.model.lora_rank"
-ESTIMATOR = "algorithm.adv_estimator"
-MODEL_PATH = "actor_rollout_ref.model.path"
-BATCH = "data.train_batch_size"
 
 
 def task_parts(task: str) -> tuple[str, bool]:
@@ -64,65 +63,38 @@ def task_parts(task: str) -> tuple[str, bool]:
     return "-".join(part for part in parts if part not in _LORA_PARTS), lora
 
 
-def load_script(path: Path) -> ScriptSettings | None:
-    """Read a script file (bounded, UTF-8 with replacement); None when it cannot be read."""
-    try:
-        data = read_regular(path, MAX_SCRIPT_BYTES)
-    except OSError:
-        return None  # already reported as script_missing by the path check
-    return settings_of(data)
+def known(found: Found[object]) -> bool:
+    """A value the script settles (written, defaulted by it, given by the row's env, or its framework's own default)."""
+    return found.value is not None and found.origin not in (Origin.UNKNOWN, Origin.RUNTIME)
 
 
-def settings_of(data: bytes) -> ScriptSettings:
-    """What a script's bytes set (from a file or from git), bounded."""
-    if len(data) > MAX_SCRIPT_BYTES:
-        return ScriptSettings(
-            problems=[
-                ScriptProblem(
-                    0,
-                    f"the script is more than {MAX_SCRIPT_BYTES} bytes long; it was not read, so "
-                    "nothing in it was checked",
-                )
-            ]
-        )
-    return read_script(data.decode("utf-8", errors="replace"))
+def stated(found: Found[object]) -> bool:
+    """A value the script (or the row's env) states itself, not one its framework fills in."""
+    return known(found) and found.origin is not Origin.FRAMEWORK_DEFAULT
 
 
-def check_text(entry: Entry, data: bytes) -> list[Diagnostic]:
-    """Cross-check the row against its script's bytes (read from git at the row's ``script_ref``)."""
-    return cross_check(entry, settings_of(data), entry.script)
-
-
-def check_row(entry: Entry, path: Path) -> list[Diagnostic]:
-    """Read the row's script at ``path`` and cross-check the row against it."""
-    settings = load_script(path)
-    if settings is None:
-        return []
-    return cross_check(entry, settings, entry.script)
-
-
-def cross_check(entry: Entry, settings: ScriptSettings, script_display: str) -> list[Diagnostic]:
+def cross_check(entry: Entry, run: Run, script_display: str) -> list[Diagnostic]:
     """Every disagreement between the row and what the script runs.
 
     ``script_display`` is how messages name the script (its path from the root).
     """
-    return _Check(entry, settings, script_display).run()
+    return _Check(entry, run, script_display).run()
 
 
 class _Check:
-    def __init__(self, entry: Entry, settings: ScriptSettings, script: str) -> None:
+    def __init__(self, entry: Entry, run: Run, script: str) -> None:
         self.entry = entry
-        self.settings = settings
+        self.r = run
         self.script = script
         self.found: list[Diagnostic] = []
         # A value the sanity check already blames (model.path=model_path) is not compared too.
-        self.blamed = {problem.key for problem in settings.problems if problem.key}
+        self.blamed = {problem.key for problem in run.problems if problem.key and problem.severity == "error"}
 
     def run(self) -> list[Diagnostic]:
-        for problem in self.settings.problems:
+        for problem in self.r.problems:
             where = f"{self.script}:{problem.line}" if problem.line > 0 else self.script
-            self.report("script", Subtype.SCRIPT_SANITY, f"{where}: {problem.message}")
-        if self.settings.trainer_line:
+            self.report("script", Subtype.SCRIPT_SANITY, f"{where}: {problem.message}", problem.severity)
+        if self.r.launch_line or self.r.framework:
             self.gpus()
             self.infer()
             self.train()
@@ -133,121 +105,126 @@ class _Check:
         return self.found
 
     # -- helpers -----------------------------------------------------------------------
-    def report(self, field: str, subtype: Subtype, message: str) -> None:
+    def report(self, field: str, subtype: Subtype, message: str, severity: str = "error") -> None:
         line, column = self.entry.at(field)
         json_path = f"{self.entry.source.json_path}.{field}"
-        self.found.append(Diagnostic(self.entry.source.path, line, column, subtype, message, json_path=json_path))
+        self.found.append(
+            Diagnostic(self.entry.source.path, line, column, subtype, message, severity=severity, json_path=json_path)
+        )
 
-    def override(self, key: str) -> Override | None:
-        if key in self.blamed:
-            return None
-        return self.settings.overrides.get(key)
+    def at(self, found: Found[object]) -> str:
+        """``script:line`` of a setting (or of the launch, for a default)."""
+        return f"{found.file or self.script}:{found.line or self.r.launch_line}"
 
-    def at(self, override: Override) -> str:
-        return f"{self.script}:{override.line}"
+    def blamed_for(self, found: Found[object]) -> bool:
+        """Whether a sanity problem already blames this setting (it is then not compared too)."""
+        return any(found.written.startswith(key + "=") for key in self.blamed if key)
+
+    def clear(self, found: Found[object]) -> bool:
+        """Whether a setting may be compared: known, and not already blamed as a mistake."""
+        return known(found) and not self.blamed_for(found)
 
     # -- the checks ----------------------------------------------------------------------
     def gpus(self) -> None:
-        per_node, nodes = self.override(GPUS_PER_NODE), self.override(NNODES)
-        total = self.settings.gpus
-        if per_node is None or nodes is None or total is None or total == self.entry.gpus:
+        gpus = self.r.gpus
+        if not self.clear(gpus) or gpus.value == self.entry.gpus:
             return
         self.report(
             "gpus",
             Subtype.SCRIPT_GPUS,
-            f"row says gpus {self.entry.gpus} but {self.at(per_node)} runs {GPUS_PER_NODE}="
-            f"{self.settings.n_gpus_per_node} × {NNODES}={self.settings.nnodes} = {total} GPUs; "
-            "fix the row or the script",
+            f"row says gpus {self.entry.gpus} but {self.at(gpus)} runs {gpus.written} = {gpus.value} GPUs"
+            f"{_because(gpus)}; fix the row or the script",
         )
 
     def infer(self) -> None:
-        override = self.override(ROLLOUT)
-        engine = self.settings.rollout_name
-        if override is None or not engine:
+        engine = self.r.engine
+        if not stated(engine) or not self.clear(engine):
             return
+        name = str(engine.value)
         row = _VERSION_SUFFIX.sub("", self.entry.infer.lower()) or self.entry.infer.lower()
-        if row in (engine, engine.split("_", 1)[0]):
+        if row in (name, name.split("_", 1)[0]):
             return
         self.report(
             "infer",
             Subtype.SCRIPT_INFER,
-            f"row says infer '{self.entry.infer}' but {self.at(override)} runs {ROLLOUT}={engine}; "
-            "fix the row or the script",
+            f"row says infer '{self.entry.infer}' but {self.at(engine)} runs {_w(engine)}"
+            f"{_because(engine)}; fix the row or the script",
         )
 
     def train(self) -> None:
         want = BACKENDS.get(self.entry.train.lower())
-        got = self.settings.train_backend
-        if want is None or got is None or want == got or STRATEGY in self.blamed:
+        got = self.r.train_backend
+        if want is None or not self.clear(got) or want == got.value:
             return
-        settings = self.settings
-        strategy = settings.overrides.get(STRATEGY)
-        if strategy is not None:
-            where, how = self.at(strategy), strategy.shown
-        elif settings.config_name is not None:
-            where, how = f"{self.script}:{settings.config_name_line}", f"--config-name={settings.config_name}"
-        else:
-            where, how = (
-                f"{self.script}:{settings.trainer_line}",
-                f"verl's default config (no --config-name, no {STRATEGY})",
-            )
+        verl = self.r.framework in ("verl", "verl-recipe")
         hint = (
             "run it with --config-name=ppo_megatron_trainer or actor_rollout_ref.actor.strategy=megatron"
-            if want == "megatron"
+            if verl and want == "megatron"
             else "drop its megatron config"
+            if verl and got.value == "megatron"
+            else f"make it train with {self.entry.train}"
         )
         self.report(
             "train",
             Subtype.SCRIPT_TRAIN,
-            f"row says train '{self.entry.train}' but {where} runs {got}: {how}; fix the row, or {hint}",
+            f"row says train '{self.entry.train}' but {self.at(got)} runs {got.value}: {_w(got)}; fix the row, "
+            f"or {hint}",
         )
 
     def lora(self) -> None:
-        rank = self.settings.lora_rank
-        if rank is None or LORA_RANK in self.blamed:
+        rank = self.r.lora_rank
+        if not known(rank):
             return
         _algorithm, says_lora = task_parts(self.entry.task)
-        override = self.settings.overrides.get(LORA_RANK)
         task = self.entry.task
-        if says_lora and rank <= 0:
-            if override is not None:
-                what = f"{self.at(override)} sets {override.shown}, so it trains the full model"
-            else:
-                what = f"{self.script}:{self.settings.trainer_line} sets no {LORA_RANK}, so it trains the full model"
-            self.report(
-                "task",
-                Subtype.SCRIPT_LORA,
-                f"task '{task}' says LoRA but {what}; drop '-LoRA' from the task, or set {LORA_RANK} in the script",
+        value = int(rank.value or 0)
+        key = _key(rank) or "the LoRA rank"
+        if says_lora and value <= 0:
+            what = (
+                f"{self.at(rank)} sets {_w(rank)}"
+                if stated(rank)
+                else f"{self.script}:{self.r.launch_line} sets no {key}"
             )
-        elif not says_lora and rank > 0 and override is not None:
             self.report(
                 "task",
                 Subtype.SCRIPT_LORA,
-                f"task '{task}' does not say LoRA but {self.at(override)} sets {override.shown} (LoRA); "
-                f"name the task '{task}-LoRA', or remove {LORA_RANK} from the script",
+                f"task '{task}' says LoRA but {what}, so it trains the full model; drop '-LoRA' from the task, or "
+                f"set {key} in the script",
+            )
+        elif not says_lora and value > 0 and stated(rank):
+            self.report(
+                "task",
+                Subtype.SCRIPT_LORA,
+                f"task '{task}' does not say LoRA but {self.at(rank)} sets {_w(rank)} (LoRA); "
+                f"name the task '{task}-LoRA', or remove {key} from the script",
             )
 
     def algorithm(self) -> None:
-        override = self.override(ESTIMATOR)
-        estimator = self.settings.adv_estimator
+        found = self.r.algorithm
         name, _lora = task_parts(self.entry.task)
         expected = ALGORITHMS.get(name)
-        if override is None or estimator is None or expected is None or estimator in expected:
+        if (
+            self.r.framework not in ESTIMATOR_NAMES
+            or not stated(found)
+            or not self.clear(found)
+            or expected is None
+            or found.value in expected
+        ):
             return
-        means = " or ".join(f"{ESTIMATOR}={value}" for value in sorted(expected))
+        key = _key(found)
+        means = " or ".join(f"{key}={value}" if key else str(value) for value in sorted(expected))
         self.report(
             "task",
             Subtype.SCRIPT_ALGORITHM,
-            f"task '{self.entry.task}' means {means} but {self.at(override)} runs {ESTIMATOR}={estimator}; "
-            "fix the task or the script",
+            f"task '{self.entry.task}' means {means} but {self.at(found)} runs {_w(found)}; fix the task or the script",
         )
 
     def model(self) -> None:
-        override = self.override(MODEL_PATH)
-        if override is None:
+        found = self.r.model
+        if found.line == 0 or self.blamed_for(found):
             return
-        path = (override.value if override.value is not None else override.tail).rstrip("/")
-        if "/" not in path and override.value is None:
+        path = str(found.value if found.value is not None else found.tail).rstrip("/")
+        if "/" not in path and found.value is None:
             return  # the last part is not wholly known: $MODEL_DIR, ${PREFIX}-7B
         last = path.rsplit("/", 1)[-1]
         if not last:
@@ -261,8 +238,7 @@ class _Check:
             self.report(
                 "model_id",
                 Subtype.SCRIPT_MODEL,
-                f"row says model_id '{model_id}' but {self.at(override)} trains {override.shown}; "
-                "fix model_id or the script",
+                f"row says model_id '{model_id}' but {self.at(found)} trains {_w(found)}; fix model_id or the script",
             )
             return
         if self.entry.model.lower() in last.lower():
@@ -270,19 +246,42 @@ class _Check:
         self.report(
             "model",
             Subtype.SCRIPT_MODEL,
-            f"row says model '{self.entry.model}' but {self.at(override)} trains {override.shown}, whose "
-            f"last part '{last}' does not contain '{self.entry.model}'; fix the row (or give it a "
+            f"row says model '{self.entry.model}' but {self.at(found)} trains {_w(found)}, whose "
+            f"last part '{one_line(last, 60)}' does not contain '{self.entry.model}'; fix the row (or give it a "
             "model_id) or the script",
         )
 
     def batch(self) -> None:
-        override = self.override(BATCH)
-        size = self.settings.train_batch_size
-        if override is None or size is None or self.entry.max_batch is None or size == self.entry.max_batch:
+        found = self.r.train_batch_size
+        if not stated(found) or not self.clear(found) or self.entry.max_batch is None:
+            return
+        if found.value == self.entry.max_batch:
             return
         self.report(
             "max_batch",
             Subtype.SCRIPT_BATCH,
-            f"row says max_batch {self.entry.max_batch} but {self.at(override)} runs {BATCH}={size}; "
-            "fix the row (the largest batch that ran) or the script",
+            f"row says max_batch {self.entry.max_batch} but {self.at(found)} runs {_w(found)}"
+            f"{_because(found)}; fix the row (the largest batch that ran) or the script",
         )
+
+
+def _because(found: Found[object]) -> str:
+    """Why the script's value is what it is, when not simply written there."""
+    if found.origin is Origin.SCRIPT_DEFAULT:
+        return " (the default the script documents; a row that ran with another value says so in env)"
+    if found.origin is Origin.ENV:
+        return " (with the row's env)"
+    if found.origin is Origin.FRAMEWORK_DEFAULT:
+        return " (the framework's default)"
+    return ""
+
+
+def _w(found: Found[object]) -> str:
+    """How the script writes a setting, as a message quotes it: one line, at most 120 characters."""
+    return one_line(found.written, 120)
+
+
+def _key(found: Found[object]) -> str:
+    """The key a setting is written with (``algorithm.adv_estimator``), when it is a ``key=value``."""
+    key = found.written.split("=", 1)[0] if "=" in found.written else ""
+    return key if key and " " not in key else ""

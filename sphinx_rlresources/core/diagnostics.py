@@ -72,6 +72,15 @@ class Subtype(str, enum.Enum):
     OPTION = ("option", "A directive option names no column, tag, task or similar.")
     DATA_UNREADABLE = ("data_unreadable", "A directive draws a size whose data could not be read.")
     CONFIG = ("config", "A ``rlresources_*`` configuration value is invalid.")
+    # -- a Markdown file's blocks (rlresources sync) -------------------------------
+    MARKER = (
+        "marker",
+        "An ``rl-resource-table`` marker in a Markdown file cannot be used: unpaired, in a code fence, malformed.",
+    )
+    OUTDATED_BLOCK = (
+        "outdated_block",
+        "A Markdown block between ``rl-resource-table`` markers differs from the table the data gives.",
+    )
     INTERNAL = ("internal", "A bug in the extension; the page is built without the table.")
 
     @property

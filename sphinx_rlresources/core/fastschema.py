@@ -161,14 +161,22 @@ def compile_schema(
             return lambda v: (
                 not isinstance(v, dict) or all(check(v[name]) for name, check in compiled.items() if name in v)
             )
+        if key == "patternProperties":
+            matched = [(re.compile(pattern), compile_node(sub)) for pattern, sub in value.items()]
+            return lambda v: (
+                not isinstance(v, dict)
+                or all(check(item) for name, item in v.items() for regex, check in matched if regex.search(name))
+            )
         if key == "additionalProperties":
-            if "patternProperties" in schema:
-                raise Unsupported("patternProperties")
             known = frozenset(schema.get("properties", {}))
+            patterns = [re.compile(pattern) for pattern in schema.get("patternProperties", {})]
             extra = compile_node(value)
             if extra is _always:
                 return _always
-            return lambda v: not isinstance(v, dict) or all(name in known or extra(v[name]) for name in v)
+            return lambda v: (
+                not isinstance(v, dict)
+                or all(name in known or any(p.search(name) for p in patterns) or extra(v[name]) for name in v)
+            )
         if key == "items":
             if "prefixItems" in schema:
                 raise Unsupported("prefixItems")

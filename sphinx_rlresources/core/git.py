@@ -180,7 +180,12 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
     Nothing is checked out and nothing is run.  Raises :class:`GitUnavailable` when git
     is missing or ``root`` is not in a repository.
     """
-    pairs = sorted(set(wanted))
+    asked = sorted(set(wanted))
+    # The batch protocol is one question per line: a ref that is not plainly a ref (``HEAD:x``,
+    # ``a^{tree}``) or a path holding a line break would ask git something else.  Neither is
+    # asked; both read as missing.
+    pairs = [(ref, path) for ref, path in asked if REF_PATTERN.fullmatch(ref) and path.isprintable()]
+    refused = [pair for pair in asked if pair not in pairs]
     top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
     try:
         prefix = root.resolve().relative_to(top).as_posix()
@@ -197,7 +202,7 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
         env=git_env(),
     )
     assert process.stdin is not None and process.stdout is not None
-    found = PinnedFiles({}, {})
+    found = PinnedFiles({ref: False for ref, _path in refused}, dict.fromkeys(refused))
     stdin = process.stdin
 
     def ask() -> None:  # a thread: git stops reading while its answers fill the pipe

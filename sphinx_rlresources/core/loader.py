@@ -16,13 +16,14 @@ from sphinx_rlresources.core import checks, freshness
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
+from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.core.placeholders import replace_schema_errors
+from sphinx_rlresources.core.settings import DEFAULT_MAX_FILE_BYTES
 from sphinx_rlresources.core.validation import validate
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, decode, load
 
 DATA_SUFFIXES = (".yaml", ".yml")
-DEFAULT_MAX_FILE_BYTES = 1024 * 1024
 MAX_PER_FILE = 50
 """The most findings reported for one file; one more line counts the rest."""
 
@@ -37,6 +38,8 @@ class LoadOptions:
     """Run the staleness check (git history against ``tested``); see ``freshness``."""
     cross_check: bool = True
     """Compare each row with what its script runs (GPUs, backend, model...); see :mod:`.crosscheck`."""
+    naming: NamingRule = PRESETS["seed"]
+    """How scripts are named (the ``naming`` setting); see :mod:`.namecheck`."""
 
 
 def data_files(data_dir: Path) -> list[Path]:
@@ -206,7 +209,7 @@ def load_dataset(
         seen[size.key] = size
     dataset.sizes = seen
     if options.check_scripts:
-        dataset.scripts = checks.check_entries(dataset, cross_check=options.cross_check)
+        dataset.scripts = checks.check_entries(dataset, options.cross_check, options.naming)
     if options.stale:
         freshness.check_staleness(dataset)
     dataset.diagnostics = cap_per_file(sorted(dataset.diagnostics))

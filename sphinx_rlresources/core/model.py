@@ -42,6 +42,13 @@ def size_order(label: str) -> tuple[int, float, str]:
     return (1, 0.0, label.lower())
 
 
+def env_text(value: Any) -> str:
+    """An ``env`` value as the script would see it: the environment holds text (``4``, ``0.6``, ``sglang``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Contributor:
     """Who measured a row; the name is linked when a safe target is given."""
@@ -108,6 +115,8 @@ class Entry:
     notes: str | None = None
     script_ref: str | None = None
     """The commit, tag or branch the script is read from (None: the working tree)."""
+    env: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    """The environment the row was measured with, over the script's documented defaults."""
     field_marks: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, hash=False)
     """Line and column of each field's value, so checks can point at ``gpus:`` itself."""
 
@@ -144,6 +153,7 @@ class Entry:
             infer_version=value.get("infer_version"),
             script=value["script"],
             script_ref=value.get("script_ref"),
+            env={name: env_text(item) for name, item in (value.get("env") or {}).items()},
             contributor=Contributor.from_data(value["contributor"]),
             model_id=value.get("model_id"),
             evidence=value.get("evidence"),

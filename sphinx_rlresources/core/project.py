@@ -32,13 +32,14 @@ class Project:
     """The values of ``[tool.rlresources]`` (None where not given), with paths made absolute."""
 
     base: Path
-    pyproject: Path | None = None
     data: Path | None = None
     root: Path | None = None
     scripts: list[Path] = field(default_factory=list)
     script_url: str | None = None
     script_ref: str = PYPROJECT_SETTINGS["script_ref"].default
     max_file_size: int | None = None
+    naming: str = PYPROJECT_SETTINGS["naming"].default
+    script_glob: str | None = None
 
 
 def find_pyproject(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -98,11 +99,12 @@ def load_project(start: Path | None = None) -> Project:
     values = {key: _checked(table, key, path) for key in PYPROJECT_SETTINGS}
     return Project(
         base=base,
-        pyproject=path,
         data=base / values["data"] if values["data"] else None,
         root=base / values["root"] if values["root"] else None,
         scripts=[base / s for s in values["scripts"] or []],
         script_url=values["script_url"],
         script_ref=values["script_ref"] or PYPROJECT_SETTINGS["script_ref"].default,
         max_file_size=values["max_file_size"],
+        naming=values["naming"] or PYPROJECT_SETTINGS["naming"].default,
+        script_glob=values["script_glob"],
     )

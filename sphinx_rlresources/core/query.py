@@ -200,5 +200,5 @@ def select(
     result.filters, problems = choose_filters(dataset, filters or {})
     result.problems += problems
     entries = [e for s in result.sizes if s.readable for e in s.entries]
-    result.entries = cols.sort_entries(cols.apply_filters(entries, result.filters), keys)
+    result.entries = cols.sort_entries(cols.apply_filters(entries, result.filters), keys, cols.CellContext(dataset))
     return result

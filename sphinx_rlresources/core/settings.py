@@ -14,8 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sphinx_rlresources.core.loader import DEFAULT_MAX_FILE_BYTES
+from sphinx_rlresources.core.naming import rule_problem
 from sphinx_rlresources.core.urls import WEB_SCHEMES, url_template_problem
+
+DEFAULT_MAX_FILE_BYTES = 1024 * 1024
+"""The largest data file read by default (``max_file_size``)."""
 
 
 def _positive_bytes(value: Any) -> str | None:
@@ -51,6 +54,14 @@ FAIL_ON = ("never", "error", "warning")
 
 def _fail_on(value: Any) -> str | None:
     return None if value in FAIL_ON else f"must be one of {', '.join(repr(v) for v in FAIL_ON)}"
+
+
+def _glob(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not value or value.startswith("/") or ".." in value.split("/"):
+        return "must be a glob from the repository root, e.g. 'examples/tuning/**/*.sh'"
+    return None
 
 
 def _non_empty(value: Any) -> str | None:
@@ -156,6 +167,30 @@ SETTINGS: tuple[Setting, ...] = (
         problem=_non_empty,
     ),
     Setting(
+        "naming",
+        "seed",
+        (str,),
+        "How the repository names its resource scripts: a preset -- ``seed`` (the seed page's "
+        "``[model]_[task]_[gpunums]_[device]_[train]_[infer].sh``), ``verl`` (``run_<model>_<backend>.sh``), "
+        "``nemo-rl`` (``<algo>-<model>-<N>n<G>g[-variant].yaml``) -- or a pattern of named fields such as "
+        "``'run_{model}_{train}.sh'`` (fields: ``{model}``, ``{task}``, ``{gpus}``, ``{device}``, ``{train}``, "
+        "``{infer}``, ``{nodes}``, ``{gpus_per_node}``, ``{variant}``, ``{any}``; ``[...]`` is optional). Only the "
+        "fields the rule names are compared with the row, and only files the rule claims can be scripts without "
+        "a row.",
+        conf="naming",
+        problem=rule_problem,
+        on_invalid="the seed rule is used",
+    ),
+    Setting(
+        "script_glob",
+        None,
+        (str, type(None)),
+        "Which files under ``scripts`` are resource scripts, as a glob from the root "
+        "(``'examples/tuning/**/*.sh'``); ``None`` lets the naming rule decide. Only these can be reported as "
+        "scripts without a row (``rlresources lint``).",
+        problem=_glob,
+    ),
+    Setting(
         "max_file_size",
         DEFAULT_MAX_FILE_BYTES,
         (int,),
@@ -255,3 +290,9 @@ CONF_SETTINGS = {s.conf_name: s for s in SETTINGS if s.conf_name}
 
 PYPROJECT_SETTINGS = {s.key: s for s in SETTINGS if s.in_pyproject}
 """``[tool.rlresources]`` key -> setting."""
+
+
+def cli_default(key: str) -> Any:
+    """What a command uses for ``key`` when neither a flag nor ``[tool.rlresources]`` gives it."""
+    setting = PYPROJECT_SETTINGS[key]
+    return setting.cli_default if setting.cli_default is not None else setting.default

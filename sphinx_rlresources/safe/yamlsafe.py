@@ -218,7 +218,8 @@ def _check_depth(text: str) -> None:
 class _Builder:
     """Turns a composed node graph into plain values, with marks, within a budget."""
 
-    def __init__(self, distinct_nodes: int, text: str = "") -> None:
+    def __init__(self, distinct_nodes: int, text: str = "", merge_keys: bool = False) -> None:
+        self.merge_keys = merge_keys
         self.budget = distinct_nodes + ALIAS_EXPANSION_BUDGET
         self.chars = len(text) + ALIAS_EXPANSION_CHARS
         self.text = text
@@ -336,7 +337,13 @@ class _Builder:
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
         first_seen: dict[str, tuple[int, int]] = {}
+        if self.merge_keys:  # the bases first, so the mapping's own keys replace theirs (and their lines)
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    self._merge(value_node, path, depth, result)
         for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge" and self.merge_keys:
+                continue
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise YamlError(
                     [
@@ -365,6 +372,24 @@ class _Builder:
             result[key] = self.build(value_node, (*path, key), depth + 1)
         return result
 
+    def _merge(self, node: yaml.Node, path: Path_, depth: int, result: dict[str, Any]) -> None:
+        """``<<: *base`` (or a list of them): the base's keys, each under the budget, never over a key of its own.
+
+        Only for configs that are read, never for data files (``load(..., merge_keys=True)``):
+        framework recipes (NeMo-RL's distillation base) share blocks this way.  The
+        base is built afresh at this mapping's path, so its values keep the lines they
+        were written on.
+        """
+        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        own = self.doc.marks.get(path)
+        for source in sources:
+            if not isinstance(source, yaml.MappingNode) or source.tag != _MAP:
+                raise YamlError([Problem(*_mark(source), "a merge key (<<) must name a mapping")])
+            for key, value in self.build(source, path, depth).items():
+                result.setdefault(key, value)  # the first base to give a key wins, as in YAML
+        if own is not None:
+            self.doc.marks[path] = own
+
 
 def _count_distinct(root: yaml.Node) -> int:
     seen: set[int] = set()
@@ -383,8 +408,11 @@ def _count_distinct(root: yaml.Node) -> int:
     return len(seen)
 
 
-def load(text: str) -> YamlDocument:
+def load(text: str, merge_keys: bool = False) -> YamlDocument:
     """Compose and build one YAML document.
+
+    ``merge_keys`` accepts ``<<: *anchor``, which data files may not use but framework
+    configs read by the script reader do.
 
     Raises :class:`YamlError` with every problem found.  An empty document (nothing, or
     only comments) yields a document whose value is ``None``: the caller decides what
@@ -420,7 +448,7 @@ def load(text: str) -> YamlDocument:
     # Without an anchor (&) there is no alias, so every node is built once and the node
     # budget cannot run out: skip counting, a walk over the whole graph.
     distinct = _count_distinct(root) if "&" in text else sys.maxsize // 2
-    builder = _Builder(distinct, text)
+    builder = _Builder(distinct, text, merge_keys)
     builder.doc.value = builder.build(root, (), 0)
     if builder.problems:
         raise YamlError(builder.problems)

@@ -40,6 +40,8 @@ class Field(NamedTuple):
     """The word that wrote it: its literal start names a Hydra key or a flag."""
     missing: frozenset[str] = frozenset()
     origin: str = "set"
+    file: str = ""
+    """The file the word is in, when not the script itself (a sourced or delegated script)."""
 
     @property
     def line(self) -> int:
@@ -63,6 +65,8 @@ class Expander:
         self.env = dict(env or {})
         self.opaque = False
         """True once the script sources something that could not be read: unset variables may come from it."""
+        self.source_name = ""
+        """The file being walked, when not the script itself."""
         self.positional: list[Field] | None = None
         """The arguments of the function being called (None at the top level: given at run time)."""
         self.work = 0
@@ -222,9 +226,9 @@ class Expander:
                 found = self.expand(parts)
                 if found.value is None:
                     return []  # $EXTRA_ARGS from outside: whatever it holds is unknown
-                return _split(Field(found.value, found.tail, word, found.missing, found.origin))
+                return _split(Field(found.value, found.tail, word, found.missing, found.origin, self.source_name))
         found = self.expand(parts)
-        return [Field(found.value, found.tail, word, found.missing, found.origin)]
+        return [Field(found.value, found.tail, word, found.missing, found.origin, self.source_name)]
 
     def array(self, value: ArrayLit) -> list[Field] | None:
         """The elements of ``(...)`` as fields, expanded now (bash expands at assignment)."""
@@ -242,6 +246,6 @@ def _split(item: Field) -> list[Field]:
         return [item]
     line = item.word.line
     return [
-        Field(text, text, Word((Lit(text, False),), text, line, item.word.end), item.missing, item.origin)
+        Field(text, text, Word((Lit(text, False),), text, line, item.word.end), item.missing, item.origin, item.file)
         for text in item.value.split()
     ]

@@ -60,9 +60,9 @@ def launch(interpreter: Interpreter) -> Command | None:
     return None
 
 
-def read_hydra(interpreter: Interpreter) -> ScriptSettings:
-    """What the launch command sets, with the problems a reader can see in it."""
-    command = launch(interpreter)
+def read_hydra(interpreter: Interpreter, command: Command | None = None) -> ScriptSettings:
+    """What the launch command (the first with a dotted override, unless given) sets, with its problems."""
+    command = command or launch(interpreter)
     problems = list(interpreter.problems)
     variables = {name: value.value for name, value in interpreter.vars.items()}
     if command is None:
@@ -76,7 +76,7 @@ def read_hydra(interpreter: Interpreter) -> ScriptSettings:
             continue
         key, raw_key = found
         value, tail = _value_of(field, raw_key)
-        override = Override(key, value, field.word.raw, field.line, tail, field.origin)
+        override = Override(key, value, field.word.raw, field.line, tail, field.origin, field.file)
         if key in overrides:
             duplicates.append((overrides[key], override))
         overrides[key] = override  # Hydra: the last one wins

@@ -12,23 +12,30 @@ bounded); ``if``, loops and chains (``&&``, ``|``), whose assignments become unk
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from sphinx_rlresources.scripts.arith import Value
 from sphinx_rlresources.scripts.expand import Expander, Field, combine
+from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.lexer import ArrayLit, Lexer, Lit, Op, Part, Token, Word
 from sphinx_rlresources.scripts.settings import ScriptProblem
-from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_VALUE_CHARS, MAX_WORK, NAME_RE
+from sphinx_rlresources.scripts.shell import (
+    ASSIGN_RE,
+    MAX_NESTING,
+    MAX_SCRIPT_CHARS,
+    MAX_VALUE_CHARS,
+    MAX_WORK,
+    NAME_RE,
+)
 
 RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
 MAX_COMMANDS = 5000
 """The most commands one reading records (a launcher has a few dozen)."""
 MAX_CALL_DEPTH = 8
+LOOP_HEADS = frozenset({"for", "select", "while", "until", "if", "elif"})
+"""Words that ``((...))`` may follow: an arithmetic loop or test, never a function's name."""
 MAX_SOURCE_DEPTH = 4
-
-SourceReader = Callable[[str | None, str], "tuple[str, str] | None"]
-"""Reads a file a script sources: (its path if known, the known end of it) -> (text, shown name), or None."""
 
 
 class Command(NamedTuple):
@@ -59,19 +66,22 @@ class _Case:
 class Interpreter(Expander):
     """Walk the commands in order, tracking variables; record every other simple command."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, files: Files | None = None, path: str = "") -> None:
         super().__init__(env)
         self.blocks: list[str] = []
         self.cases: list[_Case] = []
         self.functions: dict[str, list[Token]] = {}
         self.commands: list[Command] = []
         self.problems: list[ScriptProblem] = []
-        self.sources = sources
-        self.source_name = ""
+        self.files = files
+        self.path = path
+        """The script's path from the root: a relative ``source`` is looked for beside it."""
         self.depth = 0
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
         self.work = MAX_WORK
+        self.lines: dict[str, int] = {}
+        """The line of each variable's last assignment (for messages about a value set there)."""
 
     def spend(self, steps: int) -> bool:
         """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
@@ -111,8 +121,11 @@ class Interpreter(Expander):
                 words.append(token)
                 continue
             if self.cases and self.cases[-1].in_pattern and token.text in ("|", ")", "\n", "("):
-                self._pattern(words, token.text)
-                words = [] if token.text in (")", "|") else words
+                ended = self._pattern(words, token.text)
+                words = [] if ended or token.text in (")", "|") else words
+                continue
+            if token.text == "(" and words and self._literal(words[-1]) in LOOP_HEADS:
+                index = _after_parens(tokens, index)  # for ((i = 0; i < n; i++)): a loop, not a function
                 continue
             if token.text == "(" and words:
                 index = self._define(self._literal(words[-1]) or "", tokens, index)
@@ -130,6 +143,8 @@ class Interpreter(Expander):
             if token.text in (";;", ";&") and self.cases:
                 self.command(words, after)
                 words = []
+                if not self.cases:  # the branch's own words closed the case: nothing left to reset
+                    continue
                 case = self.cases[-1]
                 case.running, case.in_pattern, case.patterns = False, True, []
                 continue
@@ -138,20 +153,24 @@ class Interpreter(Expander):
             after = token.text
         self.command(words, after)
 
-    def _pattern(self, words: list[Word], op: str) -> None:
-        """Collect a case branch's patterns; at ``)`` decide whether its body runs."""
+    def _pattern(self, words: list[Word], op: str) -> bool:
+        """Collect a case branch's patterns; at ``)`` decide whether its body runs.
+
+        True when the words were the ``esac`` that ends the case: they are used up, or a
+        nested ``esac`` would end the enclosing case a second time.
+        """
         case = self.cases[-1]
         for word in words:
             text = self._literal(word)
             if text == "esac":
                 self._end_case()
-                return
+                return True
             if text is None:
                 found = self.expand(word.parts)
                 text = found.value
             case.patterns.append(text)
         if op != ")":
-            return
+            return False
         case.in_pattern = False
         if case.subject is None:
             case.running = True  # which branch runs is unknown: each one's assignments become unknown
@@ -160,6 +179,7 @@ class Interpreter(Expander):
         else:
             case.running = False
         case.patterns = []
+        return False
 
     def _end_case(self) -> None:
         self.cases.pop()
@@ -234,6 +254,8 @@ class Interpreter(Expander):
         if name in self.functions and not self.uncertain:
             self._call(name, words)
             return
+        if name in ("bash", "sh") and len(words) > 1 and not self.uncertain and self._delegate(words):
+            return
         self._record(words, prefix)
 
     def _record(self, words: list[Word], prefix: list[Word]) -> None:
@@ -263,14 +285,40 @@ class Interpreter(Expander):
             self.depth -= 1
             self.positional = saved
 
+    def _delegate(self, words: list[Word]) -> bool:
+        """``bash other.sh ARGS``: the other script is the launch, with ARGS as its ``$@`` (read, not run)."""
+        target = self.expand(words[1].parts)
+        if not (target.value or target.tail).endswith(".sh") or self.files is None:  # "$SCRIPT_DIR/x.sh" too
+            return False
+        if self.depth >= MAX_SOURCE_DEPTH or not self.spend(1000):
+            return False
+        for candidate in candidates(self.path, target.value, target.tail):
+            text = self.files.read(candidate)
+            if text is not None and len(text) <= MAX_SCRIPT_CHARS:
+                arguments = [f for word in words[2:] for f in self.fields(word)]
+                saved = self.positional, self.source_name
+                self.positional, self.source_name = arguments, candidate
+                self.depth += 1
+                try:
+                    self.run(Lexer(text).tokens())
+                finally:
+                    self.depth -= 1
+                    self.positional, self.source_name = saved
+                return True
+        return False
+
     def _source(self, word: Word) -> None:
         """``source FILE``: read FILE as part of the script, if the caller can read it; else anything may be set."""
         found = self.expand(word.parts)
-        read = self.sources(found.value, found.tail) if self.sources and self.depth < MAX_SOURCE_DEPTH else None
-        if read is None:
+        text, shown = None, ""
+        if self.files is not None and self.depth < MAX_SOURCE_DEPTH and self.spend(1000):
+            for candidate in candidates(self.path, found.value, found.tail):
+                text, shown = self.files.read(candidate), candidate
+                if text is not None:
+                    break
+        if text is None or len(text) > MAX_SCRIPT_CHARS:
             self.opaque = True
             return
-        text, shown = read
         saved = self.source_name
         self.source_name = shown
         self.depth += 1
@@ -331,6 +379,7 @@ class Interpreter(Expander):
         if found is None:
             return
         name, append, parts = found
+        self.lines[name] = word.line
         uncertain = self.uncertain and not (self.cases and self.cases[-1].running and self.cases[-1].subject)
         if len(parts) == 1 and isinstance(parts[0], ArrayLit):
             items = None if uncertain else self.array(parts[0])
@@ -354,6 +403,17 @@ class Interpreter(Expander):
         if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
             value, tail = None, ""
         self.assign(name, Value(value, expanded.missing, tail, origin if value is not None else "runtime"))
+
+
+def _after_parens(tokens: list[Token], index: int) -> int:
+    """The index after the ``)`` closing the ``(`` just before ``index``."""
+    depth = 1
+    while index < len(tokens) and depth:
+        token = tokens[index]
+        index += 1
+        if isinstance(token, Op) and token.text in ("(", ")"):
+            depth += 1 if token.text == "(" else -1
+    return index
 
 
 __all__ = ["MAX_NESTING", "Command", "Interpreter", "Op"]

@@ -112,6 +112,10 @@ class Lexer:
             if c in "'\"`":
                 i = self._closing_quote(i, c)
                 continue
+            if c == "#" and opener == "(" and text[i - 1] in " \t\n(":
+                end = text.find("\n", i)  # a comment: its "it's" or "(" is no quote nor bracket
+                i = len(text) if end < 0 else end
+                continue
             if c == opener:
                 depth += 1
             elif c == closer:

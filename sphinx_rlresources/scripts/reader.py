@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.hydra import read_hydra
-from sphinx_rlresources.scripts.interpreter import Interpreter, SourceReader
+from sphinx_rlresources.scripts.interpreter import Interpreter
 from sphinx_rlresources.scripts.lexer import Lexer
 from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
 from sphinx_rlresources.scripts.shell import MAX_SCRIPT_CHARS
@@ -27,9 +28,15 @@ from sphinx_rlresources.scripts.shell import MAX_SCRIPT_CHARS
 __all__ = ["MAX_SCRIPT_CHARS", "Override", "ScriptProblem", "ScriptSettings", "interpret", "read_script"]
 
 
-def interpret(text: str, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> Interpreter:
-    """Walk the script (never run it): its variables and commands, with ``env`` over its defaults."""
-    interpreter = Interpreter(env, sources)
+def interpret(
+    text: str, env: Mapping[str, str] | None = None, files: Files | None = None, path: str = ""
+) -> Interpreter:
+    """Walk the script (never run it): its variables and commands, with ``env`` over its defaults.
+
+    ``files`` reads a file the script sources (its path from the root); ``path`` is the
+    script's own, where a relative ``source`` is looked for first.
+    """
+    interpreter = Interpreter(env, files, path)
     if len(text) > MAX_SCRIPT_CHARS:
         interpreter.problems.append(
             ScriptProblem(
@@ -47,6 +54,6 @@ def interpret(text: str, env: Mapping[str, str] | None = None, sources: SourceRe
     return interpreter
 
 
-def read_script(text: str, env: Mapping[str, str] | None = None, sources: SourceReader | None = None) -> ScriptSettings:
+def read_script(text: str, env: Mapping[str, str] | None = None) -> ScriptSettings:
     """What the script's Hydra-style launch command sets; never raises, never runs anything."""
-    return read_hydra(interpret(text, env, sources))
+    return read_hydra(interpret(text, env))

@@ -21,7 +21,7 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar
 
-T = TypeVar("T")
+T = TypeVar("T", covariant=True)
 
 
 class Origin(str, enum.Enum):
@@ -58,6 +58,8 @@ class Found(Generic[T]):
     line: int = 0
     written: str = ""
     file: str = ""
+    tail: str = ""
+    """When the value is unknown: its known end (``$ROOT/models/Qwen2.5-7B`` keeps ``/models/Qwen2.5-7B``)."""
 
     @property
     def known(self) -> bool:

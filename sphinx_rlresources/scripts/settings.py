@@ -29,6 +29,8 @@ class Override:
     tail: str = ""
     origin: str = "set"
     """Where the value came from (:class:`~sphinx_rlresources.scripts.run.Origin`'s values)."""
+    file: str = ""
+    """The file ``line`` is in, when not the script itself (a sourced or delegated one)."""
 
     @property
     def shown(self) -> str:

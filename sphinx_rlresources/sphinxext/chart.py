@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from docutils import nodes
 from docutils.parsers.rst import directives
 
+from sphinx_rlresources.core.columns import COLUMNS, CellContext
 from sphinx_rlresources.core.model import Entry, SizeData
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, FILTER_OPTIONS, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
@@ -50,7 +51,8 @@ class RLResourceChart(RLResourceDirective):
     }
 
     def draw(self) -> list[nodes.Node]:
-        chosen = self.select(self.dataset(), None)
+        dataset = self.dataset()
+        chosen = self.select(dataset, None)
         self.unreadable_warning(chosen, f"{self.kind} leaves its rows out")
         if not chosen.entries:
             return [self.empty(_("any size"), bool(chosen.filters))]
@@ -66,16 +68,18 @@ class RLResourceChart(RLResourceDirective):
         )
         ident = f"rl-chart-{nodes.make_id(self.env.docname)}-{self.env.new_serialno('rlresources-chart')}"
         node = rlresources_chart(classes=["rlresources-chart", *self.options.get("class", [])])
-        node["svg"] = render_svg([s.label for s in chosen.sizes], chosen.entries, words, ident)
+        context = CellContext(dataset, self.config.rlresources_script_url, self.config.rlresources_script_ref)
+        node["svg"] = render_svg([s.label for s in chosen.sizes], chosen.entries, words, ident, context)
         node["summary"] = _("The chart as a table")
-        node += self._compact(chosen.sizes, chosen.entries)
+        node += self._compact(chosen.sizes, chosen.entries, context)
         node.source, node.line = self.get_source_info()
         self.add_name(node)
         return [node]
 
     @staticmethod
-    def _compact(sizes: list[SizeData], entries: list[Entry]) -> nodes.table:
+    def _compact(sizes: list[SizeData], entries: list[Entry], context: CellContext) -> nodes.table:
         """Size, task, and the fewest GPUs for MIN and for RECOMMENDED: what the chart shows."""
+        task = COLUMNS["task"]
         headers = [_("Size"), _("Task"), "MIN", "RECOMMENDED"]
         rows: list[list[nodes.Node]] = []
         for size in sizes:
@@ -88,7 +92,7 @@ class RLResourceChart(RLResourceDirective):
                 rows.append(
                     [
                         nodes.Text(size.label),
-                        nodes.Text(group[0].task),
+                        nodes.Text(task.cell(group[0], context).text),
                         nodes.Text(lowest([e for e in group if e.tag == "MIN"])),
                         nodes.Text(lowest([e for e in group if e.tag == "RECOMMENDED"])),
                     ]

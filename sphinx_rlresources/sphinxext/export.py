@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sphinx_rlresources.core.columns import COLUMNS, CellContext
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
-from sphinx_rlresources.core.urls import row_script_url
 from sphinx_rlresources.sphinxext.store import store
 from sphinx_rlresources.sphinxext.warnings import warn_file
 
@@ -35,9 +35,17 @@ def _shown_path(path: Path, root: Path) -> str:
         return path.name
 
 
-def row_object(entry: Entry, source_path: str, script_url: str | None) -> dict[str, Any]:
-    """One row: the data file's fields, plus where it was written and the script's URL."""
+def row_object(entry: Entry, source_path: str, context: CellContext) -> dict[str, Any]:
+    """One row: the data file's fields, where it was written, and every column's cell as the table shows it.
+
+    ``cells`` holds each column's text (empty ones left out: the file is read by
+    programs, and a 2,000-row site would carry thousands of empty strings) and
+    ``links`` the target and title of each linked cell, so a column added to
+    :data:`~sphinx_rlresources.core.columns.COLUMNS` reaches readers of the file
+    without a change here.
+    """
     contributor = entry.contributor
+    cells = {key: column.cell(entry, context) for key, column in COLUMNS.items()}
     return {
         "size": entry.size,
         "tag": entry.tag,
@@ -51,7 +59,7 @@ def row_object(entry: Entry, source_path: str, script_url: str | None) -> dict[s
         "infer_version": entry.infer_version,
         "script": entry.script,
         "script_ref": entry.script_ref,
-        "script_url": script_url,
+        "script_url": cells["link"].url,
         "contributor": {
             "name": contributor.name,
             "github": contributor.github,
@@ -63,6 +71,8 @@ def row_object(entry: Entry, source_path: str, script_url: str | None) -> dict[s
         "evidence": entry.evidence,
         "notes": entry.notes,
         "source": {"path": source_path, "line": entry.source.line},
+        "cells": {key: cell.text for key, cell in cells.items() if cell.text},
+        "links": {key: {"url": cell.url, "title": cell.title} for key, cell in cells.items() if cell.url},
     }
 
 
@@ -71,6 +81,7 @@ def dataset_object(dataset: DataSet, template: str | None = None, ref: str = "ma
     sizes: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     chosen = select(dataset, "all")
+    context = CellContext(dataset, template, ref)
     for size in chosen.sizes:
         source = _shown_path(size.path, dataset.root)
         sizes.append(
@@ -82,7 +93,7 @@ def dataset_object(dataset: DataSet, template: str | None = None, ref: str = "ma
             }
         )
         if size.readable:
-            rows.extend(row_object(e, source, row_script_url(dataset, e, template, ref)) for e in size.entries)
+            rows.extend(row_object(e, source, context) for e in size.entries)
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": "sphinx-rlresources",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core.loader import LoadOptions, data_files, load_dataset
 from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.sphinxext.warnings import info, warn
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ def load_options(app: Sphinx) -> LoadOptions:
         max_file_bytes=app.config.rlresources_max_file_size,
         stale=app.config.rlresources_stale_check,
         cross_check=app.config.rlresources_cross_check,
+        naming=naming_rule(app.config.rlresources_naming),
     )
 
 

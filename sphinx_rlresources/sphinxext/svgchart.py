@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
+from sphinx_rlresources.core.columns import CellContext, summary
 from sphinx_rlresources.core.model import Entry
 
 # Colours chosen to read on white and on near-black backgrounds (contrast >= 3:1 on both).
@@ -61,15 +62,6 @@ def clean(text: str) -> str:
     return escape(kept, quote=True)
 
 
-def row_text(entry: Entry) -> str:
-    """The hover text of a mark: the row, as the table shows it."""
-    parts = [entry.size, entry.tag, entry.model, entry.task, entry.resource, entry.train, entry.infer_label]
-    if entry.max_batch is not None:
-        parts.append(f"max batch {entry.max_batch}")
-    parts.append(entry.script_name)
-    return " · ".join(parts)
-
-
 def panels(entries: Sequence[Entry]) -> list[Panel]:
     """One panel per task (case-insensitive), in alphabetical order."""
     found: dict[str, Panel] = {}
@@ -90,8 +82,8 @@ def _num(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _mark(entry: Entry, x: float, y: float) -> str:
-    title = f"<title>{clean(row_text(entry))}</title>"
+def _mark(entry: Entry, x: float, y: float, context: CellContext) -> str:
+    title = f"<title>{clean(summary(entry, context))}</title>"  # the row's cells, as the table shows them
     if entry.tag == "MIN":
         shape = (
             f'<circle cx="{_num(x)}" cy="{_num(y)}" r="5.5" fill="{MIN_COLOUR}" '
@@ -107,13 +99,18 @@ def _mark(entry: Entry, x: float, y: float) -> str:
 
 
 def render_svg(
-    sizes: Sequence[str], entries: Sequence[Entry], text: ChartText | None = None, ident: str = "rl-chart"
+    sizes: Sequence[str],
+    entries: Sequence[Entry],
+    text: ChartText | None = None,
+    ident: str = "rl-chart",
+    context: CellContext | None = None,
 ) -> str:
     """The chart as one ``<svg>`` element.
 
     ``sizes`` are the size labels along the horizontal axis, in order (sizes without
     rows keep their place, so gaps in the data show); ``entries`` are the rows drawn.
-    ``ident`` prefixes the element ids, which must be unique on the page.
+    ``ident`` prefixes the element ids, which must be unique on the page; ``context``
+    gives the cells of each mark's hover text what the table's cells get.
     """
     words = text or ChartText()
     groups = panels(entries)
@@ -148,7 +145,7 @@ def render_svg(
                 f'stroke-opacity="{0.35 if power == 0 else 0.12}"/>'
             )
             out.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="currentColor">{2**power}</text>')
-        out.append(_panel_marks(panel, slot_of, top, plot_height, span))
+        out.append(_panel_marks(panel, slot_of, top, plot_height, span, context or CellContext()))
         out.append("</g>")
     axis_y = TOP + panel_height * max(len(groups), 1)
     for index, label in enumerate(sizes):
@@ -187,7 +184,9 @@ def _mark_legend(x: int, y: int, tags: set[str]) -> str:
     return out
 
 
-def _panel_marks(panel: Panel, slot_of: dict[str, int], top: int, plot_height: int, span: int) -> str:
+def _panel_marks(
+    panel: Panel, slot_of: dict[str, int], top: int, plot_height: int, span: int, context: CellContext
+) -> str:
     def y_of(gpus: int) -> float:
         return top + plot_height - math.log2(gpus) * STEP
 
@@ -215,5 +214,5 @@ def _panel_marks(panel: Panel, slot_of: dict[str, int], top: int, plot_height: i
         step = min(SPREAD, (SLOT - 16) / max(len(group) - 1, 1))
         for index, entry in enumerate(group):
             x = centre + (index - (len(group) - 1) / 2) * step
-            parts.append(_mark(entry, x, y_of(gpus)))
+            parts.append(_mark(entry, x, y_of(gpus), context))
     return "\n".join(parts)

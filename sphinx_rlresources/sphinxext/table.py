@@ -4,8 +4,9 @@ The table is built as nodes (table/tgroup/colspec/thead/tbody), the same tree a
 hand-written ``list-table`` with ``:header-rows: 1`` gives, so every theme and builder
 draws it; no reST is generated and parsed back, which is also why text from the data
 can never become markup.  Which rows and columns, in which order, comes from
-:func:`core.query.select <sphinx_rlresources.core.query.select>`; every link target from
-:mod:`core.urls <sphinx_rlresources.core.urls>`.
+:func:`core.query.select <sphinx_rlresources.core.query.select>`; what each cell shows
+and links from :class:`core.columns.Column <sphinx_rlresources.core.columns.Column>`,
+so this module only turns cells into nodes.
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.urls import row_script_url, safe_url
-from sphinx_rlresources.safe.text import visible
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
@@ -144,10 +143,12 @@ class RLResourceTable(RLResourceDirective):
         tbody = nodes.tbody(support_smartquotes=False)
         tgroup += tbody
         labels = [HEADERS.get(key, cols.COLUMNS[key].header) for key in shown]
+        columns = [cols.COLUMNS[key] for key in shown]
+        context = cols.CellContext(dataset, self.config.rlresources_script_url, self.config.rlresources_script_ref)
         for entry in entries:
             row = nodes.row(classes=["rlresources-row"])
-            for key, label in zip(shown, labels, strict=True):
-                row += self._cell(self._content(entry, key, dataset), label, key)
+            for column, label in zip(columns, labels, strict=True):
+                row += self._cell(self._content(column.cell(entry, context)), label, column.key)
             add_markers(row, entry, shown, self.env, said)  # (stale), (outdated), (unverified)
             tbody += row
         table.source, table.line = self.get_source_info()
@@ -164,33 +165,19 @@ class RLResourceTable(RLResourceDirective):
         entry += para
         return entry
 
-    def _content(self, entry: Entry, key: str, dataset: DataSet) -> nodes.Node | None:
-        text = visible(cols.COLUMNS[key].text(entry))  # the loader refused these already: defence in depth
-        if key == "link":
-            return self._link(entry, dataset)
-        if key == "estimate":
-            text = cols.estimate_text(dataset.estimates.get(entry.source))
-        target = None
-        if key == "contributor":
-            target = safe_url(entry.contributor.link)
-        elif key == "evidence":
-            target = safe_url(entry.evidence)
-        if target:
-            return nodes.reference(text, text, refuri=target)
-        return nodes.Text(text) if text else None
-
-    def _link(self, entry: Entry, dataset: DataSet) -> nodes.Node:
-        name = visible(entry.script_name)
-        url = row_script_url(dataset, entry, self.config.rlresources_script_url, self.config.rlresources_script_ref)
-        if url:
-            return nodes.reference(name, name, refuri=url)
-        script = dataset.scripts.get(entry.script)
-        if script is None:
-            return nodes.Text(name)  # reported by the checks; nothing outside the root is linked
-        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
-        target = os.path.relpath(script, doc_dir).replace(os.sep, "/")
-        ref = addnodes.download_reference(
-            "", "", refdoc=self.env.docname, refdomain="", refexplicit=True, reftarget=target, reftype="download"
-        )
-        ref += nodes.literal(name, name, classes=["xref", "download"])
-        return ref
+    def _content(self, cell: cols.Cell) -> nodes.Node | None:
+        """The nodes for a cell: a link, a download of the file it names, or its text."""
+        if cell.url:
+            reference = nodes.reference(cell.text, cell.text, refuri=cell.url)
+            if cell.title:
+                reference["reftitle"] = cell.title
+            return reference
+        if cell.file is not None:  # no URL to point at: the build copies the file and links the copy
+            doc_dir = Path(self.env.doc2path(self.env.docname)).parent
+            target = os.path.relpath(cell.file, doc_dir).replace(os.sep, "/")
+            ref = addnodes.download_reference(
+                "", "", refdoc=self.env.docname, refdomain="", refexplicit=True, reftarget=target, reftype="download"
+            )
+            ref += nodes.literal(cell.text, cell.text, classes=["xref", "download"])
+            return ref
+        return nodes.Text(cell.text) if cell.text else None

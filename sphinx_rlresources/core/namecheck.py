@@ -1,0 +1,167 @@
+"""The checks on a script's file name: the repository's naming rule, and what the name says against the row.
+
+The rule is a setting (:func:`sphinx_rlresources.core.naming.naming_rule`): the seed
+page's ``[model]_[task]_[gpunums]_[device]_[train]_[infer].sh`` by default, verl's
+current ``run_<model>_<backend>.sh``, NeMo-RL's ``<algo>-<model>-<N>n<G>g[-variant].yaml``
+or a pattern of ``{fields}``.  Only the fields the rule names are compared with the
+row; where the script itself settles a field, the advice points toward what it runs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sphinx_rlresources.core import crosscheck, naming
+from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
+from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.core.naming import NamingRule
+from sphinx_rlresources.scripts.run import Run
+
+
+def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
+    line, column = entry.at(field)
+    return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
+
+
+def check_naming(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnostic]:
+    """The file name follows the rule and what it names agrees with the row."""
+    if rule.name == "seed":
+        return check_seed(entry, run)
+    return check_rule(entry, run, rule)
+
+
+def _script_runs(run: Run | None, name: str) -> str | None:
+    """What the script itself settles for a field of its name (None: it does not say)."""
+    if run is None:
+        return None
+    found = {"gpunums": run.gpus, "infer": run.engine, "train": run.train_backend}.get(name)
+    if found is None or not crosscheck.known(found):
+        return None
+    return str(found.value)
+
+
+def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
+    """The file name follows the rule and agrees with the row's values.
+
+    Where the script itself settles a field (``settings``: its GPUs, engine, backend),
+    the advice points toward what the script runs, as the cross-check's does: the row
+    and the name are both measured against the script, never the script against them.
+    """
+    filename = entry.script_name
+    want = naming.expected(
+        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
+    )
+    parsed, problem = naming.parse(filename)
+    if parsed is None:
+        return [
+            _diag(
+                entry,
+                "script",
+                Subtype.NAMING,
+                f"{problem}; name it by the rule {naming.RULE}, e.g. '{want.filename}'",
+            )
+        ]
+    row = {
+        "task": entry.task,
+        "gpunums": str(entry.gpus),
+        "device": entry.device,
+        "train": entry.train,
+        "infer": entry.infer,
+    }
+    got = {
+        "task": parsed.task,
+        "gpunums": str(parsed.gpus),
+        "device": parsed.device,
+        "train": parsed.train,
+        "infer": parsed.infer,
+    }
+    field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
+    found = []
+    want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
+    for name, value in row.items():
+        if value.lower() == got[name]:
+            continue
+        runs = _script_runs(settings, name)
+        if runs is None:
+            advice = f"fix the row, or rename the script to '{want_named.filename}'"
+        elif runs == got[name]:
+            advice = f"the script runs {name} '{runs}' as its name says: fix the row"
+        elif runs == value.lower():
+            advice = (
+                f"the script runs {field_of[name]} '{runs}' as the row says: "
+                f"rename the script to '{want_named.filename}'"
+            )
+        else:
+            toward = dict(got, **{name: runs})
+            renamed = naming.ScriptName(
+                parsed.model, toward["task"], int(toward["gpunums"]), toward["device"], toward["train"], toward["infer"]
+            )
+            advice = f"the script runs {name} '{runs}': fix the row, and rename the script to '{renamed.filename}'"
+        found.append(
+            _diag(
+                entry,
+                field_of[name],
+                Subtype.NAMING,
+                f"script name '{filename}' says {name} '{got[name]}' but the row says "
+                f"{field_of[name]} '{value}'; {advice}",
+            )
+        )
+    return found
+
+
+#: A rule's field -> the row field it is compared with.
+ROW_FIELDS = {"model": "model", "task": "task", "gpus": "gpus", "device": "device", "train": "train", "infer": "infer"}
+_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _norm(text: str) -> str:
+    return _ALNUM.sub("", text.lower())
+
+
+def _agrees(field: str, named: str, entry: Entry) -> bool:
+    """Whether what the name says of ``field`` is what the row says (in the name's own spelling)."""
+    if field == "model":
+        got = _norm(named)
+        return any(got in _norm(want) or _norm(want) in got for want in (entry.model, entry.model_id or "") if want)
+    if field == "task":
+        algorithm, _lora = crosscheck.task_parts(entry.task)
+        return _norm(named) in (_norm(entry.task), _norm(algorithm))
+    if field == "gpus":
+        return named.isdigit() and int(named) == entry.gpus
+    if field == "train":
+        want = crosscheck.BACKENDS.get(entry.train.lower(), entry.train.lower())
+        return crosscheck.BACKENDS.get(named.removesuffix("_lite").lower(), named.lower()) == want
+    if field == "infer":
+        return _norm(named) == _norm(re.sub(r"[0-9.]+$", "", entry.infer.lower()) or entry.infer)
+    return _norm(named) == _norm(getattr(entry, ROW_FIELDS[field]))
+
+
+def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnostic]:
+    """A preset or pattern other than the seed's: the name follows it, and each field it names agrees."""
+    filename = entry.script_name
+    problem = rule.problem(filename)
+    if problem is not None:
+        return [_diag(entry, "script", Subtype.NAMING, f"{problem}; name it by the rule {rule.shown}")]
+    named = rule.parse(filename) or {}
+    found = []
+    for field, value in named.items():
+        if field not in ROW_FIELDS or _agrees(field, value, entry):
+            continue
+        row_field = ROW_FIELDS[field]
+        runs = _script_runs(run, "gpunums" if field == "gpus" else field)
+        if runs is not None and _agrees(field, runs, entry):
+            advice = f"the script runs {row_field} '{runs}' as the row says: rename the script"
+        elif runs is not None and runs == value.lower():
+            advice = f"the script runs {row_field} '{runs}' as its name says: fix the row"
+        else:
+            advice = "fix the row, or rename the script"
+        found.append(
+            _diag(
+                entry,
+                row_field,
+                Subtype.NAMING,
+                f"script name '{filename}' says {field} '{value}' but the row says {row_field} "
+                f"'{getattr(entry, row_field)}'; {advice}",
+            )
+        )
+    return found

@@ -1,0 +1,106 @@
+"""One adapter per framework: its own spelling of a run's settings, mapped onto a :class:`~..run.Run`.
+
+A shell script is walked once (:mod:`sphinx_rlresources.scripts.interpreter`); its
+commands are offered in order to each adapter's ``claims``, and the first command an
+adapter claims is the launch, which that adapter reads.  A recipe config (YAML) is
+offered to each config adapter instead.  Adding a framework is one module here and
+one line in :data:`ADAPTERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
+from sphinx_rlresources.scripts.files import Files
+from sphinx_rlresources.scripts.frameworks import (
+    accelerate,
+    nemorl,
+    openinstruct,
+    openrlhf,
+    roll,
+    skyrl,
+    slime,
+    trl,
+    verl,
+)
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.reader import interpret
+from sphinx_rlresources.scripts.run import Problem, Run
+
+
+class Adapter(NamedTuple):
+    """A framework launched from a shell script: which command is its launch, and how to read it."""
+
+    name: str
+    claims: Callable[[Command], bool]
+    read: Callable[[Command, Interpreter, str], Run]
+
+
+class ConfigAdapter(NamedTuple):
+    """A framework whose run is a config file (a recipe YAML): whether a document is one, and how to read it.
+
+    ``read`` gets the document, its path from the root and the :class:`Files` to read
+    what it inherits (``defaults:``), which may be None.
+    """
+
+    name: str
+    claims: Callable[[YamlDocument], bool]
+    read: Callable[[YamlDocument, str, Files | None], Run]
+
+
+ADAPTERS: tuple[Adapter, ...] = (
+    Adapter(verl.NAME, verl.claims, verl.read),
+    Adapter(openrlhf.NAME, openrlhf.claims, openrlhf.read),
+    Adapter(slime.NAME, slime.claims, slime.read),
+    Adapter(trl.NAME, trl.claims, trl.read),
+    Adapter(skyrl.NAME, skyrl.claims, skyrl.read),
+    Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
+    Adapter(openinstruct.NAME, openinstruct.claims, openinstruct.read),
+)
+"""In the order they are asked: the first to claim a command reads it."""
+CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
+    ConfigAdapter(accelerate.NAME, accelerate.claims, accelerate.read),
+    ConfigAdapter(roll.NAME, roll.claims, roll.read),
+    ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
+)
+"""Asked in order for a ``.yaml``/``.yml`` file."""
+CONFIG_SUFFIXES = (".yaml", ".yml")
+
+
+def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
+    """What a launch script asks for; never raises, never runs anything.
+
+    ``path`` is the script's path from the repository root; ``env`` is the environment
+    the row was measured with, layered over the script's documented defaults;
+    ``files`` reads a file the script sources (or None: what it would set is unknown).
+    """
+    reading = interpret(text, env, files, path)
+    for command in reading.commands:
+        for adapter in ADAPTERS:
+            if adapter.claims(command):
+                return adapter.read(command, reading, path)
+    problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
+    variables = {name: value.value for name, value in reading.vars.items()}
+    return Run(path=path, problems=problems, variables=variables)
+
+
+def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
+    """What a recipe config asks for (NeMo-RL, ROLL, an accelerate config...); never raises."""
+    try:
+        document = load(text, merge_keys=True)
+    except YamlError as err:
+        first = err.problems[0]
+        return Run(path=path, problems=(Problem(first.line, f"the config is not valid YAML: {first.message}"),))
+    for adapter in CONFIG_ADAPTERS:
+        if adapter.claims(document):
+            return adapter.read(document, path, files)
+    return Run(path=path)
+
+
+def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
+    """A launch script or a recipe config, by its name: the one entry of ``inspect`` and of the checks."""
+    if path.lower().endswith(CONFIG_SUFFIXES):
+        return read_config(text, path, files)
+    return read_run(text, path, env, files)

@@ -1,0 +1,243 @@
+"""The argument vector of a launch hidden inside another command: ``ray job submit -- …``, ``bash -c "…"``.
+
+Frameworks launched through Ray (OpenRLHF, slime) put the trainer after ``ray job
+submit [its own flags] --``; on Slurm the whole submission is often one double-quoted
+string handed to ``srun … bash -c "…"``.  bash parses that string again when it runs
+it, so reading it again with the same interpreter is exactly what bash would do --
+with the values the outer script had already expanded into it.  The flags of the
+trainer are then read with :func:`~.base.read_flags`, where a flag known to take a value
+but followed by another flag lost its value to an unknown unquoted expansion
+(``--actor-num-gpus-per-node ${NUM_GPUS}`` with ``NUM_GPUS`` from ``nvidia-smi``): that
+value is unknown until run time, never the flag read as a switch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import TypeVar
+
+from sphinx_rlresources.scripts.expand import Field
+from sphinx_rlresources.scripts.frameworks.base import Flag, as_text, derived, read_flags
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.lexer import Lexer
+from sphinx_rlresources.scripts.run import Found, Origin, Problem, Role
+
+SHELLS = frozenset({"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env"})
+T = TypeVar("T")
+MAX_INNER_CHARS = 200_000
+"""A ``bash -c`` string longer than this is not read again (a submission is a few KiB)."""
+
+
+def shell_string(command: Command) -> tuple[int, Field] | None:
+    """The index and field of the string of ``bash -c STRING`` (or ``sh -c``), anywhere in the command."""
+    values = [field.value for field in command.fields]
+    for index, text in enumerate(values[:-2]):
+        if text is not None and (text in SHELLS or text.rsplit("/", 1)[-1] in ("bash", "sh")):
+            flag = values[index + 1]
+            if flag is not None and flag.startswith("-") and flag.endswith("c") and "-" not in flag[1:]:
+                return index + 2, command.fields[index + 2]
+    return None
+
+
+def inner_commands(command: Command, path: str = "") -> list[Command]:
+    """The commands of ``bash -c STRING`` in ``command``, as bash would parse the expanded string.
+
+    Each inner field keeps the line of the outer script it was written on (found by its
+    text in the outer word), and the outer value's origin when its text came from an
+    expansion rather than from the script itself.
+    """
+    found = shell_string(command)
+    if found is None:
+        return []
+    _, outer = found
+    text = outer.value if outer.value is not None else outer.tail
+    if not text or len(text) > MAX_INNER_CHARS:
+        return []
+    reading = Interpreter(None, None, path)
+    try:
+        reading.run(Lexer(text, outer.line).tokens())
+    except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
+        return []
+    raw = outer.word.raw
+    cursor = 0
+    commands = []
+    for inner in reading.commands:
+        fields = []
+        for field in inner.fields:
+            at = raw.find(field.word.raw, cursor) if field.word.raw else -1
+            if at >= 0:
+                cursor = at + len(field.word.raw)
+                line = outer.line + raw.count("\n", 0, at)
+                origin = field.origin
+            else:
+                line = outer.line + raw.count("\n", 0, cursor)
+                origin = field.origin if outer.origin == "set" else outer.origin
+            fields.append(
+                Field(field.value, field.tail, field.word._replace(line=line), field.missing, origin, outer.file)
+            )
+        if fields:
+            commands.append(Command(tuple(fields), fields[0].line, inner.prefix, True, command.source))
+    return commands
+
+
+def launched(command: Command, claims: Callable[[Command], bool], path: str = "") -> Command | None:
+    """The command itself when ``claims`` says it is the launch, else the launch inside its ``bash -c``."""
+    if claims(command):
+        return command
+    for inner in inner_commands(command, path):
+        if claims(inner):
+            return inner
+    return None
+
+
+def flags(
+    fields: Iterable[Field], switches: frozenset[str] = frozenset(), valued: frozenset[str] = frozenset()
+) -> dict[str, Flag]:
+    """:func:`read_flags`, where a flag in ``valued`` read as a bare switch lost its value: unknown, not a switch."""
+    found = read_flags(fields, switches)
+    for name, flag in found.items():
+        if name in valued and flag.value == "":
+            found[name] = replace(flag, value=None, origin="runtime")
+    return found
+
+
+PLACEHOLDER = re.compile(r"\.\.\.|<[^>]*>|\{[^}]*\}|YOUR_|your[-_]")
+"""A value a reader must fill in (``...``, ``<model_name>``, ``{model}``, ``YOUR_MODEL``): not a value yet."""
+
+
+def as_model(text: str) -> str | None:
+    """A model path or hub id as written; None for a placeholder the reader must fill in."""
+    value = as_text(text)
+    return None if value is None or PLACEHOLDER.search(value) else value
+
+
+ELISIONS = frozenset({"...", "…", "[...]", "<...>"})
+
+
+def elided(fields: Iterable[Field]) -> bool:
+    """Whether a command stands for more than it shows (``... # other training args`` in a README):
+    any flag may hide there, so no default can be taken for what it does not show."""
+    return any(field.value in ELISIONS for field in fields)
+
+
+def when(found: Found[T], test: Callable[[T], bool], written: str) -> Found[bool]:
+    """A yes/no that follows from one setting (a critic for GAE), with its origin; unknown when the setting is."""
+    if found.value is None:
+        return Found(None, found.origin, found.line, found.written, found.file)
+    origin = Origin.DERIVED if found.origin is Origin.SET else found.origin
+    return Found(test(found.value), origin, found.line, f"{written} ({found.written})", found.file)
+
+
+def value_index(command: Command, names: Iterable[str]) -> int | None:
+    """The index of the first field whose value is one of ``names`` (or ends with ``/name``)."""
+    wanted = tuple(names)
+    for index, field in enumerate(command.fields):
+        text = field.value or ""
+        if text in wanted or any(text.endswith("/" + name) for name in wanted):
+            return index
+    return None
+
+
+SERVER_MODULES = ("sglang.launch_server", "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server")
+TP_FLAGS = ("tp", "tp-size", "tp_size", "tensor-parallel-size", "tensor_parallel_size")
+DP_FLAGS = ("dp", "dp-size", "dp_size", "data-parallel-size", "data_parallel_size")
+
+
+def is_server(command: Command) -> bool:
+    """An inference server the script starts beside the trainer (a teacher, a reward model): SGLang's or vLLM's."""
+    values = [field.value or "" for field in command.fields]
+    if len(values) > 1 and values[0].rsplit("/", 1)[-1] == "vllm" and values[1] == "serve":
+        return True
+    return any(values[i] == "-m" and values[i + 1] in SERVER_MODULES for i in range(len(values) - 1))
+
+
+def visible_devices(command: Command) -> Found[int] | None:
+    """How many devices ``CUDA_VISIBLE_DEVICES=0,1 cmd`` lets the command see (None: no such prefix)."""
+    for name, field in command.prefix:
+        if name in ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"):
+            if field.value is None:
+                return Found(None, Origin.RUNTIME, field.line, f"{name}={field.word.raw}", field.file)
+            ids = [part for part in field.value.split(",") if part.strip()]
+            return Found(len(ids), Origin.DERIVED, field.line, f"{name}={field.value}", field.file)
+    return None
+
+
+def server_gpus(command: Command) -> Found[int]:
+    """A side server's GPUs: its visible devices when the script pins them, else tensor × data parallel sizes."""
+    pinned = visible_devices(command)
+    if pinned is not None:
+        return pinned
+    found = read_flags(command.fields)
+    sizes = []
+    for names in (TP_FLAGS, DP_FLAGS):
+        flag = next((found[n] for n in names if n in found), None)
+        if flag is None:
+            sizes.append(Found(1, Origin.FRAMEWORK_DEFAULT, 0, "the engine's default: 1"))
+        else:
+            number = int(flag.value) if flag.value and flag.value.isdigit() else None
+            sizes.append(Found(number, Origin.SET if number else Origin.RUNTIME, flag.line, flag.raw, flag.file))
+    if sizes[0].value is None or sizes[1].value is None:
+        return Found(None, Origin.RUNTIME, sizes[0].line or sizes[1].line or command.line, "server parallel sizes")
+    origin = (
+        Origin.DERIVED if all(s.origin is not Origin.FRAMEWORK_DEFAULT for s in sizes) else Origin.FRAMEWORK_DEFAULT
+    )
+    return Found(sizes[0].value * sizes[1].value, origin, command.line, "server: tensor × data parallel")
+
+
+def side_servers(reading: Interpreter, launch: Command) -> list[tuple[Command, Found[int]]]:
+    """The inference servers the script starts besides its launch, each with its GPUs."""
+    return [(c, server_gpus(c)) for c in reading.commands if c is not launch and is_server(c)]
+
+
+def dangling(reading: Interpreter, launch: Command) -> list[Command]:
+    """Commands right after the launch that start with a flag: the line before lost its trailing ``\\``.
+
+    bash ends the launch at a line without a backslash, so the flags after it are not
+    the trainer's at all (and bash then fails to run ``--flag`` as a command).
+    """
+    found = []
+    after = False
+    for command in reading.commands:
+        if command is launch or (command.line == launch.line and command.fields == launch.fields):
+            after = True
+            continue
+        if not after:
+            continue
+        first = command.fields[0].value or ""
+        if not first.startswith("--"):
+            break
+        found.append(command)
+    return found
+
+
+def dangling_problems(reading: Interpreter, launch: Command) -> list[Problem]:
+    found = []
+    for command in dangling(reading, launch):
+        first = command.fields[0]
+        found.append(
+            Problem(
+                command.line,
+                f"this line starts with {first.value}, but the launch before it ended a line without a trailing "
+                "backslash: bash ends the command there, so these flags never reach the trainer; add the '\\'",
+                "",
+                kind="other",
+            )
+        )
+    return found
+
+
+def with_servers(
+    reading: Interpreter, launch: Command, total: Found[int], roles: tuple[Role, ...]
+) -> tuple[Found[int], tuple[Role, ...], bool]:
+    """The run's GPUs and roles with the inference servers the script starts beside the launch (a teacher)."""
+    servers = side_servers(reading, launch)
+    if not servers:
+        return total, roles, False
+    parts = [total] + [gpus for _, gpus in servers]
+    value = sum(p.value for p in parts if p.value is not None) if all(p.value is not None for p in parts) else None
+    written = " + ".join([total.written or str(total.value)] + [f"server {g.value} ({g.written})" for _, g in servers])
+    combined = derived(value, parts, written)
+    extra = tuple(Role("server", gpus) for _, gpus in servers)
+    return combined, roles + extra, True

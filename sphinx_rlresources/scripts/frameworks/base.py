@@ -1,0 +1,175 @@
+"""What every framework adapter shares: turning a written value into a :class:`~..run.Found`, and reading flags.
+
+An adapter knows its framework's spelling of each setting and its defaults; how a value
+becomes a number or a flag, and how ``--flag value`` arguments are read, is the same for
+all of them and lives here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from sphinx_rlresources.scripts.expand import Field
+from sphinx_rlresources.scripts.interpreter import Command
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
+from sphinx_rlresources.scripts.settings import Override
+from sphinx_rlresources.scripts.shell import INT_RE
+
+T = TypeVar("T")
+ORIGINS = {
+    "set": Origin.SET,
+    "script-default": Origin.SCRIPT_DEFAULT,
+    "env": Origin.ENV,
+    "runtime": Origin.RUNTIME,
+}
+TRUE = frozenset({"true", "1", "yes", "on"})
+FALSE = frozenset({"false", "0", "no", "off", "null", "none"})
+
+
+def unquoted(text: str) -> str:
+    """One layer of Hydra/YAML quotes removed: ``'fsdp'`` -> ``fsdp``."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def as_text(text: str) -> str | None:
+    value = unquoted(text)
+    return value if value.lower() not in ("null", "none", "~", "") else None
+
+
+def as_int(text: str) -> int | None:
+    value = unquoted(text)
+    return int(value) if INT_RE.fullmatch(value) else None
+
+
+def as_float(text: str) -> float | None:
+    value = unquoted(text)
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if 0 <= number < 1e9 else None
+
+
+def as_bool(text: str) -> bool | None:
+    value = unquoted(text).lower()
+    if value in TRUE:
+        return True
+    if value in FALSE:
+        return False
+    return None
+
+
+def as_lower(text: str) -> str | None:
+    value = as_text(text)
+    return value.lower() if value else None
+
+
+def from_override(override: Override | None, convert: Callable[[str], T | None]) -> Found[T]:
+    """A setting as the script writes it (unknown when absent, or when its value is not known)."""
+    if override is None:
+        return UNKNOWN
+    origin = ORIGINS.get(override.origin, Origin.RUNTIME)
+    if override.value is None:
+        return Found(None, Origin.RUNTIME, override.line, override.raw, override.file, override.tail)
+    value = convert(override.value)
+    origin = origin if value is not None else Origin.UNKNOWN
+    return Found(value, origin, override.line, override.shown, override.file, override.tail)
+
+
+def default(value: T, written: str) -> Found[T]:
+    """The framework's own default, for a setting the script does not write."""
+    return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
+
+
+def first(*found: Found[T]) -> Found[T]:
+    """The first setting that says anything (written, even as unknown), else the last one (a default)."""
+    for item in found:
+        if item.line or (item.origin is not Origin.UNKNOWN and item.origin is not Origin.FRAMEWORK_DEFAULT):
+            return item
+    for item in found:
+        if item.value is not None:
+            return item
+    return found[-1] if found else UNKNOWN
+
+
+def derived(value: T | None, parts: Iterable[Found[object]], written: str) -> Found[T]:
+    """A value computed from others (GPUs = nodes × GPUs per node): its origin is the weakest of theirs."""
+    items = list(parts)
+    if value is None or any(p.value is None for p in items):
+        line = next((p.line for p in items if p.line), 0)
+        return Found(None, Origin.UNKNOWN if not any(p.line for p in items) else Origin.RUNTIME, line, written)
+    rank = {Origin.SET: 0, Origin.DERIVED: 0, Origin.SCRIPT_DEFAULT: 1, Origin.ENV: 2, Origin.FRAMEWORK_DEFAULT: 3}
+    weakest = max((p.origin for p in items), key=lambda o: rank.get(o, len(rank)))
+    line = next((p.line for p in items if p.line), 0)
+    return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One ``--name [value]`` argument of an argparse command line."""
+
+    name: str
+    value: str | None
+    """None when unknown; ``""`` for a bare flag (a switch)."""
+    raw: str
+    line: int
+    origin: str
+    file: str = ""
+
+    def override(self) -> Override:
+        """The flag as an :class:`Override`, so :func:`from_override` reads it like a Hydra key."""
+        value = "true" if self.value == "" else self.value
+        return Override(self.name, value, self.raw, self.line, value or "", self.origin, self.file)
+
+
+def read_flags(fields: Iterable[Field], switches: frozenset[str] = frozenset()) -> dict[str, Flag]:
+    """``--name value``, ``--name=value`` and bare ``--switch`` arguments; the last of a name wins.
+
+    A flag is a switch when it is in ``switches``, or when the next argument is another
+    flag (or there is none).  Names are kept as written, without the leading dashes.
+    """
+    items = list(fields)
+    found: dict[str, Flag] = {}
+    index = 0
+    while index < len(items):
+        field = items[index]
+        index += 1
+        text = field.value
+        if text is None or not text.startswith("-") or text in ("-", "--") or _is_number(text):
+            continue
+        name, sep, inline = text.lstrip("-").partition("=")
+        if sep:
+            found[name] = Flag(name, inline, field.word.raw, field.line, field.origin, field.file)
+            continue
+        nxt = items[index] if index < len(items) else None
+        if name in switches or nxt is None or (nxt.value or "").startswith("--"):
+            found[name] = Flag(name, "", field.word.raw, field.line, field.origin, field.file)
+            continue
+        index += 1
+        origin = nxt.origin if nxt.value is not None else "runtime"
+        found[name] = Flag(name, nxt.value, f"{field.word.raw} {nxt.word.raw}", nxt.line, origin, nxt.file)
+    return found
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def module_after(command: Command, flag: str = "-m") -> tuple[str | None, int]:
+    """The module after ``-m`` (or the first ``*.py``) and the index of the argument after it."""
+    values = [field.value for field in command.fields]
+    for index, text in enumerate(values):
+        if text == flag and index + 1 < len(values):
+            return values[index + 1], index + 2
+        if text and text.endswith(".py") and "=" not in text and not text.startswith("-"):
+            return text.removeprefix("./"), index + 1
+    return None, len(values)

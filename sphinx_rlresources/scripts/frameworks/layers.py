@@ -1,0 +1,278 @@
+"""A recipe config merged from the files it inherits, key by key, remembering where each value was written.
+
+NeMo-RL recipes inherit through ``defaults:`` (a chain of files, each relative to the
+file naming it) and ROLL configs through Hydra's ``defaults:`` list; both then refer to
+their own values with OmegaConf interpolation (``${policy.model_name}``).  A reader must
+merge the chain as the framework does -- later files win, ``_override_: true`` replaces a
+whole mapping -- and must stay honest when a parent cannot be read: whatever that parent
+would set, and everything it could have overridden, becomes unknown rather than taken
+from a grandparent.  Values stay plain (``safe.yamlsafe``): nothing is constructed and
+nothing is evaluated beyond OmegaConf's references and the integer resolvers NeMo-RL
+registers (``mul``, ``add``, ``max``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sphinx_rlresources.safe.yamlsafe import Path_, YamlDocument
+from sphinx_rlresources.scripts.frameworks.base import as_bool, as_float, as_int, as_text
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
+
+T = TypeVar("T")
+MAX_INHERITANCE = 8
+"""The deepest ``defaults:`` chain read (NeMo-RL's deepest is 5); deeper parents are unknown."""
+MAX_REFERENCE_DEPTH = 8
+"""How many ``${a}`` -> ``${b}`` hops are followed before the value is called unknown."""
+_INNERMOST = re.compile(r"\$\{([^${}]*)\}")
+_REFERENCE = re.compile(r"\.*[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-]+)*")
+#: OmegaConf resolvers NeMo-RL registers (NVIDIA-NeMo/RL@7ea279a nemo_rl/utils/config.py:198-204), integers only here.
+_RESOLVERS: dict[str, Callable[[int, int], int]] = {"mul": lambda a, b: a * b, "add": lambda a, b: a + b, "max": max}
+_MAX_RESOLVED = 10**15
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One leaf of the merged config: its plain value and where it was written.
+
+    ``origin`` is ``SET`` for a value written in a config file, ``UNKNOWN`` when a parent
+    that could not be read may have replaced it, or a script's origin for a value a
+    launch command passes (``cluster.num_nodes=$NUM_NODES``).
+    """
+
+    value: Any
+    origin: Origin = Origin.SET
+    line: int = 0
+    file: str = ""
+    written: str = ""
+
+
+class Merged:
+    """The merged config of a recipe: each dotted key's :class:`Entry`, most recent layer last."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, Entry] = {}
+        self.unread: list[str] = []
+        """Files named as parents that could not be read, in the order they were met."""
+        self.files: list[str] = []
+        """Every file merged, parents first."""
+
+    # -- building ---------------------------------------------------------------------
+    def apply(self, layer: dict[str, Entry], replaced: list[str]) -> None:
+        """Merge one file over what is there; ``replaced`` are mappings marked ``_override_: true``."""
+        for prefix in replaced:
+            for key in [k for k in self.entries if k == prefix or k.startswith(prefix + ".")]:
+                del self.entries[key]
+        for key, entry in layer.items():
+            for stale in [k for k in self.entries if k.startswith(key + ".")]:
+                del self.entries[stale]  # a scalar replaces a whole mapping
+            for cut in _parents(key):
+                self.entries.pop(cut, None)  # a mapping replaces a scalar
+            self.entries[key] = entry
+
+    def cover(self, name: str) -> None:
+        """A parent that could not be read: anything merged before it may have been replaced by it."""
+        self.unread.append(name)
+        for key in list(self.entries):
+            self.entries[key] = Entry(
+                None, Origin.UNKNOWN, 0, name, f"{key} (may be set by {name}, which was not read)"
+            )
+
+    # -- reading --------------------------------------------------------------------------
+    def has(self, key: str) -> bool:
+        return key in self.entries or any(k.startswith(key + ".") for k in self.entries)
+
+    def entry(self, key: str) -> Entry | None:
+        """The entry at ``key`` with its references resolved; None when no layer read sets it."""
+        found = self.entries.get(key)
+        if found is None:
+            return None
+        return self._resolved(key, found, 0)
+
+    def found(self, key: str, convert: Callable[[Any], T | None]) -> Found[T]:
+        """A setting as the merged config gives it: unknown when absent or when an unread parent may set it."""
+        entry = self.entry(key)
+        if entry is None:
+            if self.unread:
+                return Found(None, Origin.UNKNOWN, 0, f"{key} (may be set by {self.unread[-1]}, which was not read)")
+            return UNKNOWN
+        if entry.origin is Origin.UNKNOWN:
+            return Found(None, Origin.UNKNOWN, 0, entry.written, entry.file)
+        value = convert(entry.value) if entry.value is not None else None
+        origin = entry.origin if value is not None else Origin.UNKNOWN
+        if entry.origin is Origin.RUNTIME:
+            origin = Origin.RUNTIME
+        return Found(value, origin, entry.line, entry.written, entry.file)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every file of the chain was read (so an absent key is truly absent)."""
+        return not self.unread
+
+    # -- references -----------------------------------------------------------------------
+    def _resolved(self, key: str, entry: Entry, depth: int) -> Entry:
+        value = entry.value
+        if not isinstance(value, str) or "${" not in value:
+            return entry
+        resolved = self._interpolate(key, value, depth)
+        if resolved is _UNRESOLVED:
+            return Entry(None, Origin.RUNTIME, entry.line, entry.file, entry.written)
+        return Entry(resolved, entry.origin, entry.line, entry.file, f"{entry.written} = {resolved}")
+
+    def _interpolate(self, key: str, text: str, depth: int) -> Any:
+        """``${a.b}``, ``${.sibling}`` and ``${mul:${a}, 4}`` inside ``text``; ``_UNRESOLVED`` when not known."""
+        if depth >= MAX_REFERENCE_DEPTH:
+            return _UNRESOLVED
+        typed: Any = _UNRESOLVED
+        for _ in range(64):  # one innermost ${...} at a time; a value has a handful
+            match = _INNERMOST.search(text)
+            if match is None:
+                break
+            value = self._one(key, match.group(1).strip(), depth)
+            if value is _UNRESOLVED or isinstance(value, (dict, list)):
+                return _UNRESOLVED
+            if match.start() == 0 and match.end() == len(text):
+                typed = value
+            text = text[: match.start()] + _shown(value) + text[match.end() :]
+        else:
+            return _UNRESOLVED
+        if "${" in text:
+            return _UNRESOLVED
+        return typed if typed is not _UNRESOLVED else text
+
+    def _one(self, key: str, inner: str, depth: int) -> Any:
+        name, colon, args = inner.partition(":")
+        if colon:
+            resolver = _RESOLVERS.get(name.strip())
+            numbers = [as_int(a) for a in args.split(",")]
+            if resolver is None or len(numbers) != 2 or any(n is None for n in numbers):
+                return _UNRESOLVED  # ${oc.env:HOME} and kin: decided where it runs
+            result = resolver(numbers[0] or 0, numbers[1] or 0)
+            return result if abs(result) < _MAX_RESOLVED else _UNRESOLVED
+        if not _REFERENCE.fullmatch(inner):
+            return _UNRESOLVED
+        target = _absolute(key, inner)
+        if target is None:
+            return _UNRESOLVED
+        found = self.entries.get(target)
+        if found is None or found.origin is Origin.UNKNOWN or found.origin is Origin.RUNTIME:
+            return _UNRESOLVED
+        if isinstance(found.value, str) and "${" in found.value:
+            return self._interpolate(target, found.value, depth + 1)
+        return found.value
+
+
+class _Unresolved:
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "<unresolved>"
+
+
+_UNRESOLVED: Any = _Unresolved()
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parents(key: str) -> Iterator[str]:
+    parts = key.split(".")
+    for end in range(1, len(parts)):
+        yield ".".join(parts[:end])
+
+
+def _absolute(key: str, reference: str) -> str | None:
+    """OmegaConf's reference: ``a.b`` from the root, ``.x`` beside ``key``, ``..x`` one level up."""
+    dots = len(reference) - len(reference.lstrip("."))
+    if not dots:
+        return reference
+    parts = key.split(".")[:-1]  # the mapping holding key
+    up = dots - 1
+    if up > len(parts):
+        return None
+    base = parts[: len(parts) - up]
+    return ".".join([*base, reference[dots:]])
+
+
+def flatten(
+    document: YamlDocument, file: str, skip: frozenset[str] = frozenset()
+) -> tuple[dict[str, Entry], list[str]]:
+    """Every leaf of a YAML document as ``dotted.key -> Entry``, and the mappings marked ``_override_: true``.
+
+    ``file`` is the path shown for an inherited file ('' for the config itself); ``skip``
+    names top-level keys that are not settings (``defaults``).
+    """
+    layer: dict[str, Entry] = {}
+    replaced: list[str] = []
+    stack: list[tuple[Path_, Any]] = [((), document.value)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            if path and value.get("_override_") is True:
+                replaced.append(".".join(str(p) for p in path))
+            for name, item in value.items():
+                if (not path and name in skip) or name == "_override_" or "." in name:
+                    continue
+                stack.append(((*path, name), item))
+            continue
+        key = ".".join(str(p) for p in path)
+        line = document.mark(path)[0]
+        source = document.source.get(path)
+        shown = source if source is not None else _short(value)
+        layer[key] = Entry(value, Origin.SET, line, file, f"{key}: {shown}")
+    return layer, replaced
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- converting plain YAML values ---------------------------------------------------------------
+def to_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return as_int(value) if isinstance(value, str) else None
+
+
+def to_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    return as_bool(value) if isinstance(value, str) else None
+
+
+def to_text(value: Any) -> str | None:
+    return as_text(value) if isinstance(value, str) else None
+
+
+def to_model(value: Any) -> str | None:
+    """A checkpoint name, or None for a placeholder left in a recipe (``Follow instructions in ...``, ``/path/to/x``).
+
+    A hub id or a path has no spaces; NeMo-RL's DeepSeek recipes name the model that way
+    because the script passes the real one (``policy.model_name=$NRL_DEEPSEEK_V3_BF16_CKPT``).
+    """
+    text = to_text(value)
+    if text is None or any(c.isspace() for c in text) or text.startswith(("/path/to/", "<")):
+        return None
+    return text
+
+
+def to_lower(value: Any) -> str | None:
+    text = to_text(value)
+    return text.lower() if text else None
+
+
+def to_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if 0 <= value < 1e9 else None
+    return as_float(value) if isinstance(value, str) else None

@@ -1,0 +1,422 @@
+"""OpenRLHF: ``python3 -m openrlhf.cli.train_ppo_ray --flag value …``, directly, via Ray or in ``bash -c "…"``.
+
+Two flag dialects exist, with no aliases between them: the flat one of every release up
+to 0.10.1 (``--actor_num_gpus_per_node``, ``--vllm_num_engines``, ``--pretrain``) and
+the dotted one from 0.10.2 on (``--actor.num_gpus_per_node``, ``--vllm.num_engines``,
+``--actor.model_name_or_path``).  Both are read; the flat one is reported, since the
+current release no longer parses it.
+
+The run's GPUs follow OpenRLHF's own placement (``openrlhf/cli/train_ppo_ray.py``):
+each role has ``num_nodes × num_gpus_per_node`` GPUs (8 per node unless said), the
+reference exists only with a KL coefficient above 0, the critic only for GAE, the
+reward model only without a remote reward (or agent); ``colocate_actor_ref`` puts the
+reference on the actor's GPUs, ``colocate_critic_reward`` the reward model on the
+critic's, and ``colocate_all`` everything on the actor's -- vLLM too, except in async
+mode, where the engines keep GPUs of their own.  Defaults are OpenRLHF's argparse
+defaults: at OpenRLHF/OpenRLHF@3c3be62 for the dotted flags and, for the flat ones,
+only those that never changed from v0.4.0 to v0.10.1.post2 (a flat script may be from
+any of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, NamedTuple, TypeVar
+
+from sphinx_rlresources.scripts.frameworks.argv import (
+    as_model,
+    dangling_problems,
+    elided,
+    flags,
+    launched,
+    when,
+    with_servers,
+)
+from sphinx_rlresources.scripts.frameworks.base import (
+    Flag,
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    as_text,
+    default,
+    derived,
+    from_override,
+    module_after,
+)
+from sphinx_rlresources.scripts.frameworks.sanity import GROUP_RELATIVE, common_problems
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+
+NAME = "openrlhf"
+ENTRY_POINTS = ("openrlhf.cli.train_ppo_ray", "openrlhf/cli/train_ppo_ray.py", "examples/train_ppo_ray.py")
+"""The module since v0.3.6, and the script before it (``python3 examples/train_ppo_ray.py``)."""
+T = TypeVar("T")
+
+
+class Setting(NamedTuple):
+    """One OpenRLHF setting in both dialects, with its argparse default."""
+
+    dotted: str
+    flat: tuple[str, ...]
+    default: Any = None
+    """The default at HEAD (dotted flags); None when there is none."""
+    flat_default: bool = False
+    """Whether every flat-flag release (v0.4.0 .. v0.10.1.post2) has the same default."""
+
+
+# Lines: openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62 (dotted) / at v0.8.11 (flat).
+SETTINGS: dict[str, Setting] = {
+    "actor_nodes": Setting("actor.num_nodes", ("actor_num_nodes",), 1, True),  # 213 / 206
+    "actor_gpn": Setting("actor.num_gpus_per_node", ("actor_num_gpus_per_node",), 8, True),  # 214 / 207
+    "ref_nodes": Setting("ref.num_nodes", ("ref_num_nodes",), 1, True),  # 200 / 193
+    "ref_gpn": Setting("ref.num_gpus_per_node", ("ref_num_gpus_per_node",), 8, True),  # 201 / 194
+    "reward_nodes": Setting("reward.num_nodes", ("reward_num_nodes",), 1, True),  # 202 / 195
+    "reward_gpn": Setting("reward.num_gpus_per_node", ("reward_num_gpus_per_node",), 8, True),  # 203 / 196
+    "critic_nodes": Setting("critic.num_nodes", ("critic_num_nodes",), 1, True),  # 215 / 208
+    "critic_gpn": Setting("critic.num_gpus_per_node", ("critic_num_gpus_per_node",), 8, True),  # 216 / 209
+    "colocate_actor_ref": Setting("train.colocate_actor_ref", ("colocate_actor_ref",), False, True),  # 206 / 199
+    "colocate_critic_reward": Setting("train.colocate_critic_reward", ("colocate_critic_reward",), False, True),
+    "colocate_all": Setting("train.colocate_all", ("colocate_all_models",), False, True),  # 223 / 216
+    "vllm_engines": Setting("vllm.num_engines", ("vllm_num_engines",)),  # 231 / 224: None, no engines
+    "vllm_tp": Setting("vllm.tensor_parallel_size", ("vllm_tensor_parallel_size",), 1, True),  # 234 / 227
+    "vllm_memory": Setting("vllm.gpu_memory_utilization", ("vllm_gpu_memory_utilization",), 0.95),  # 250
+    "vllm_sleep": Setting("vllm.enable_sleep", ("vllm_enable_sleep",), False, True),  # 244; switches: absent is False
+    "async": Setting("train.async_enable", ("async_train",), False, True),  # 274 / 254
+    "zero_stage": Setting("ds.zero_stage", ("zero_stage",), 2, True),  # 308 / 272
+    "checkpointing": Setting("actor.gradient_checkpointing_enable", ("gradient_checkpointing",), False, True),
+    "adam_offload": Setting("ds.adam_offload", ("adam_offload",), False, True),  # 322 / 280
+    "ds_tp": Setting("ds.tensor_parallel_size", ("ds_tensor_parallel_size",), 1),  # 353
+    "dynamic_batch": Setting("train.dynamic_batch_enable", ("use_dynamic_batch",), False, True),  # 359 / 305
+    "max_tokens": Setting("train.max_tokens_per_gpu", ("train_max_tokens_per_gpu",), 16192),  # 361
+    "lora_rank": Setting("ds.lora.rank", ("lora_rank",), 0, True),  # 365 / 311
+    "lora_targets": Setting("ds.lora.target_modules", ("target_modules",)),
+    "rollout_batch": Setting("rollout.batch_size", ("rollout_batch_size",), 1024, True),  # 373 / 319
+    "rollout_micro": Setting("rollout.micro_batch_size", ("micro_rollout_batch_size",), 1),  # 377
+    "max_len": Setting("data.max_len", ("max_len",), 2048),  # 379: prompt + response
+    "max_new_tokens": Setting("rollout.max_new_tokens", ("max_new_tokens", "generate_max_len")),  # 380
+    "prompt_max_len": Setting("", ("prompt_max_len",)),  # flat only, removed in v0.9.8
+    "train_micro": Setting("train.micro_batch_size", ("micro_train_batch_size",), 1),  # 393
+    "n_samples": Setting("rollout.n_samples_per_prompt", ("n_samples_per_prompt",), 1, True),  # 413 / 351
+    "init_kl": Setting("algo.kl.init_coef", ("init_kl_coef",), 0.01, True),  # 419 / 361
+    "estimator": Setting("algo.advantage.estimator", ("advantage_estimator",), "gae", True),  # 477 / 383
+    "ring_attn": Setting("ds.ring_attn_size", ("ring_attn_size",), 1),  # 506
+    "model": Setting("actor.model_name_or_path", ("pretrain",)),  # 517 / 414
+    "remote_reward": Setting("reward.remote_url", ("remote_rm_url",)),  # 519 / 416
+    "agent": Setting("train.agent_func_path", ("agent_func_path",)),  # 524 / 420
+    "ref_offload": Setting("ref.offload", ("ref_reward_offload",), False, True),  # 522 / 419
+}
+SWITCHES = frozenset(
+    name
+    for key in (
+        "colocate_actor_ref",
+        "colocate_critic_reward",
+        "colocate_all",
+        "vllm_sleep",
+        "async",
+        "checkpointing",
+        "adam_offload",
+        "dynamic_batch",
+        "ref_offload",
+    )
+    for name in (SETTINGS[key].dotted, *SETTINGS[key].flat)
+)
+VALUED = frozenset(name for key, s in SETTINGS.items() for name in (s.dotted, *s.flat) if name and name not in SWITCHES)
+DOTTED_GROUPS = ("actor.", "ref.", "reward.", "critic.", "vllm.", "train.", "ds.", "data.", "rollout.", "algo.")
+FLAT_TO_DOTTED = {flat: s.dotted for s in SETTINGS.values() for flat in s.flat if s.dotted}
+#: Group-relative estimators OpenRLHF refuses with one sample per prompt (train_ppo_ray.py:609-616 @3c3be62).
+GROUP_ESTIMATORS = frozenset({"rloo", "reinforce_baseline", "group_norm", "dr_grpo"})
+
+
+def _direct(command: Command) -> bool:
+    module, _ = module_after(command)
+    return module is not None and module.endswith(ENTRY_POINTS)
+
+
+def claims(command: Command) -> bool:
+    """OpenRLHF's Ray PPO trainer, run directly, through ``ray job submit`` or inside ``bash -c "…"``."""
+    if _direct(command):
+        return True
+    return any(
+        f.value is not None and any(" " in f.value and entry in f.value for entry in ENTRY_POINTS)
+        for f in command.fields
+    ) and (launched(command, _direct) is not None)
+
+
+def read(command: Command, reading: Interpreter, path: str) -> Run:
+    """The :class:`Run` of an OpenRLHF launch command."""
+    launch = launched(command, _direct, path) or command
+    module, start = module_after(launch)
+    found = flags(launch.fields[start:], SWITCHES, VALUED)
+    return _Reader(found, reading, path, launch, module).run()
+
+
+class _Reader:
+    def __init__(self, found: dict[str, Flag], reading: Interpreter, path: str, launch: Command, module: str | None):
+        self.flags = found
+        self.reading = reading
+        self.path = path
+        self.launch = launch
+        self.module = module
+        dotted = [n for n in found if n.startswith(DOTTED_GROUPS)]
+        flat = [n for n in found if n in FLAT_TO_DOTTED]
+        self.dotted = bool(dotted) or not flat
+        self.mixed = bool(dotted) and bool(flat)
+        self.flat_used = flat
+        self.elided = elided(launch.fields)
+
+    def flag(self, key: str) -> Flag | None:
+        setting = SETTINGS[key]
+        for name in (setting.dotted, *setting.flat):
+            if name and name in self.flags:
+                return self.flags[name]
+        return None
+
+    def get(self, key: str, convert: Callable[[str], T | None]) -> Found[T]:
+        """A setting as written in either dialect, else OpenRLHF's default where it is certain."""
+        flag = self.flag(key)
+        if flag is not None:
+            return from_override(flag.override(), convert)
+        setting = SETTINGS[key]
+        if setting.default is not None and (self.dotted or setting.flat_default) and not self.elided:
+            name = setting.dotted if self.dotted else setting.flat[0]
+            return default(setting.default, f"--{name} (OpenRLHF's default: {setting.default})")
+        return UNKNOWN
+
+    def role(self, name: str) -> tuple[Found[int], Found[int], Found[int]]:
+        nodes = self.get(f"{name}_nodes", as_int)
+        per_node = self.get(f"{name}_gpn", as_int)
+        gpus = derived(_product(nodes, per_node), [nodes, per_node], f"{name} {nodes.value} × {per_node.value}")
+        return gpus, nodes, per_node
+
+    def run(self) -> Run:
+        estimator = self.get("estimator", as_lower)
+        init_kl = self.get("init_kl", as_float)
+        use_kl = when(init_kl, lambda v: v > 0, "a reference model for --algo.kl.init_coef > 0")
+        critic = when(estimator, lambda v: v == "gae", "a critic for GAE")
+        gpus, nodes, per_node, roles, colocated = self._placement(use_kl, critic)
+        gpus, roles, served = with_servers(self.reading, self.launch, gpus, roles)
+        if served:
+            nodes, per_node = UNKNOWN, UNKNOWN
+        engines = self.get("vllm_engines", as_int)
+        adam_offload = self.get("adam_offload", as_bool)
+        max_len = self.get("max_len", as_int)
+        max_new = self.get("max_new_tokens", as_int)
+        prompt = self.get("prompt_max_len", as_int)
+        if not prompt.line and max_len.line and max_new.line and max_len.value and max_new.value:
+            prompt = derived(max_len.value - max_new.value, [max_len, max_new], "max_len - max_new_tokens")
+        run = Run(
+            path=self.path,
+            framework=NAME,
+            entry_point=self.module,
+            launch_line=self.launch.line,
+            gpus=gpus,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            roles=roles,
+            colocated=colocated,
+            train_backend=Found("deepspeed", Origin.FRAMEWORK_DEFAULT, 0, "OpenRLHF trains with DeepSpeed only"),
+            train_tp=self.get("ds_tp", as_int),
+            train_pp=default(1, "OpenRLHF has no pipeline parallelism"),
+            train_ep=default(1, "OpenRLHF has no expert parallelism"),
+            train_cp=self.get("ring_attn", as_int),
+            lora_rank=self.get("lora_rank", as_int),
+            lora_targets=self.get("lora_targets", as_text),
+            model=self.get("model", as_model),
+            algorithm=estimator,
+            use_kl=use_kl,
+            critic=critic,
+            prompt_length=prompt,
+            response_length=max_new,
+            train_batch_size=self.get("rollout_batch", as_int),
+            micro_batch_per_gpu=self.get("train_micro", as_int),
+            log_prob_micro_batch_per_gpu=self.get("rollout_micro", as_int),
+            dynamic_batch=self.get("dynamic_batch", as_bool),
+            max_token_len_per_gpu=self.get("max_tokens", as_int),
+            rollout_n=self.get("n_samples", as_int),
+            optimizer_offload=adam_offload,
+            ref_param_offload=self.get("ref_offload", as_bool),
+            offload_mode=_offload_mode(adam_offload),
+            gradient_checkpointing=self.get("checkpointing", as_bool),
+            engine=_engine(engines),
+            rollout_tp=self.get("vllm_tp", as_int) if (engines.value or 0) > 0 else UNKNOWN,
+            memory_fraction=self.get("vllm_memory", as_float) if (engines.value or 0) > 0 else UNKNOWN,
+            free_cache_engine=self.get("vllm_sleep", as_bool) if (engines.value or 0) > 0 else UNKNOWN,
+            deprecated=tuple(f"--{name}" for name in self.flat_used),
+            variables={name: value.value for name, value in self.reading.vars.items()},
+        )
+        problems = self._problems(run) + dangling_problems(self.reading, self.launch)
+        problems += common_problems(run, self.reading)
+        return replace(run, problems=tuple(problems))
+
+    def _placement(
+        self, ref: Found[bool], critic: Found[bool]
+    ) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...], Found[bool]]:
+        """The run's GPUs by OpenRLHF's placement rules, with each role's share."""
+        actor, actor_nodes, actor_gpn = self.role("actor")
+        colocate_all = self.get("colocate_all", as_bool)
+        is_async = self.get("async", as_bool)
+        vllm = self._vllm()
+        roles = [Role("trainer", actor, actor_nodes, actor_gpn)]
+        parts: list[tuple[str, Found[int]]] = [("actor", actor)]
+        unknown: list[Found[Any]] = []
+        shared = "trainer" if colocate_all.value else ""
+        if colocate_all.value is None or is_async.value is None:
+            unknown.append(colocate_all if colocate_all.value is None else is_async)
+        if ref.value is None:
+            unknown.append(ref)
+        elif ref.value:
+            gpus, nodes, gpn = self.role("ref")
+            with_actor = colocate_all.value or self.get("colocate_actor_ref", as_bool).value
+            roles.append(Role("reference", gpus, nodes, gpn, "trainer" if with_actor else ""))
+            if not with_actor:
+                parts.append(("reference", gpus))
+        if critic.value is None:
+            unknown.append(critic)
+        elif critic.value:
+            gpus, nodes, gpn = self.role("critic")
+            roles.append(Role("critic", gpus, nodes, gpn, shared))
+            if not shared:
+                parts.append(("critic", gpus))
+        reward = self._reward_model()
+        if reward.value is None:
+            unknown.append(reward)
+        elif reward.value:
+            gpus, nodes, gpn = self.role("reward")
+            with_critic = bool(critic.value) and bool(self.get("colocate_critic_reward", as_bool).value)
+            roles.append(Role("reward", gpus, nodes, gpn, shared or ("critic" if with_critic else "")))
+            if not shared and not with_critic:
+                parts.append(("reward model", gpus))
+        engines_share = bool(colocate_all.value) and is_async.value is False
+        if vllm.value is None:  # on the actor's GPUs (however many engines), or unknown GPUs of their own
+            roles.append(Role("rollout", vllm, colocated_with="trainer" if engines_share else ""))
+            if not engines_share:
+                unknown.append(vllm)
+        elif vllm.value > 0:
+            roles.append(Role("rollout", vllm, colocated_with="trainer" if engines_share else ""))
+            if not engines_share:
+                parts.append(("vLLM", vllm))
+        colocated = (
+            Found(engines_share, colocate_all.origin, colocate_all.line, colocate_all.written)
+            if vllm.value
+            else UNKNOWN
+        )
+        written = " + ".join(f"{label} {found.value}" for label, found in parts)
+        items = [found for _, found in parts] + unknown
+        total = derived(sum(f.value or 0 for _, f in parts) if not unknown else None, items, written)
+        alone = len(parts) == 1
+        return total, actor_nodes if alone else UNKNOWN, actor_gpn if alone else UNKNOWN, tuple(roles), colocated
+
+    def _vllm(self) -> Found[int]:
+        """vLLM's GPUs: engines × tensor parallel size (0 without ``--vllm.num_engines``)."""
+        engines = self.get("vllm_engines", as_int)
+        if not engines.line:
+            return UNKNOWN if self.elided else default(0, "no --vllm.num_engines (OpenRLHF's default: no engines)")
+        tp = self.get("vllm_tp", as_int)
+        value = engines.value * tp.value if engines.value is not None and tp.value is not None else None
+        return derived(value, [engines, tp], f"vLLM {engines.value} engines × TP {tp.value}")
+
+    def _reward_model(self) -> Found[bool]:
+        """Whether a reward model takes GPUs: not with a remote reward, nor an agent (train_ppo_ray.py:132,598)."""
+        for key in ("remote_reward", "agent"):
+            flag = self.flag(key)
+            if flag is not None:
+                return Found(False, Origin.SET, flag.line, flag.raw, flag.file)
+        if self.elided:
+            return UNKNOWN
+        return default(True, "no --reward.remote_url: a reward model on GPUs of its own")
+
+    def _problems(self, run: Run) -> list[Problem]:
+        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        line = self.launch.line
+        shown = ", ".join(f"--{n}" for n in self.flat_used[:3])
+        if self.mixed:
+            found.append(
+                Problem(
+                    line,
+                    f"the command mixes OpenRLHF's flat flags ({shown}) with its dotted ones: 0.10.2 renamed every "
+                    "flag without aliases, so no release parses both; use the dotted names "
+                    f"(--{FLAT_TO_DOTTED[self.flat_used[0]]})",
+                    "",
+                    kind="deprecated",
+                )
+            )
+        elif self.flat_used:
+            found.append(
+                Problem(
+                    line,
+                    f"{shown} are OpenRLHF's flat flags, which 0.10.2 replaced by dotted ones with no aliases "
+                    f"(--{FLAT_TO_DOTTED[self.flat_used[0]]}): the script runs only with OpenRLHF 0.10.1 or older; "
+                    "pin that version, or move to the dotted flags",
+                    "",
+                    kind="deprecated",
+                    severity="warning",
+                )
+            )
+        n, algorithm = run.rollout_n, run.algorithm
+        if algorithm.value in GROUP_ESTIMATORS - GROUP_RELATIVE and n.value == 1:
+            found.append(
+                Problem(
+                    n.line or algorithm.line,
+                    f"{algorithm.value} compares each response with the others of its prompt, and OpenRLHF refuses "
+                    "it with one sample per prompt; set --rollout.n_samples_per_prompt above 1",
+                    "rollout_n",
+                    kind="zero-advantage",
+                )
+            )
+        found.extend(self._colocation_problems(run))
+        return found
+
+    def _colocation_problems(self, run: Run) -> list[Problem]:
+        """OpenRLHF's own assertions on colocated sizes (train_ppo_ray.py:41-63 @3c3be62)."""
+        found = []
+        trainer = next(role for role in run.roles if role.name == "trainer")
+        actor = trainer.gpus
+        engines = self.get("vllm_engines", as_int)
+        vllm = self._vllm()
+        sync_all = self.get("colocate_all", as_bool).value and self.get("async", as_bool).value is False
+        if sync_all and engines.value and None not in (actor.value, vllm.value) and actor.value != vllm.value:
+            found.append(
+                Problem(
+                    engines.line,
+                    f"with colocate_all the vLLM engines must fill the actor's GPUs exactly, but they take "
+                    f"{vllm.value} ({vllm.written}) and the actor has {actor.value}: OpenRLHF stops at start",
+                    "gpus",
+                )
+            )
+        reference = next((role for role in run.roles if role.name == "reference" and role.colocated_with), None)
+        shapes = [(r.nodes.value, r.gpus_per_node.value) for r in (trainer, reference) if r is not None]
+        if reference is not None and None not in shapes[0] + shapes[1] and shapes[0] != shapes[1]:
+            found.append(
+                Problem(
+                    reference.gpus.line or self.launch.line,
+                    f"the reference shares the actor's GPUs, so it must have the actor's nodes and GPUs per node, "
+                    f"but it has {reference.gpus.written} and the actor {actor.written}: OpenRLHF stops at start; "
+                    "give the reference the actor's sizes",
+                    "gpus",
+                )
+            )
+        return found
+
+
+def _product(a: Found[int], b: Found[int]) -> int | None:
+    return a.value * b.value if a.value is not None and b.value is not None else None
+
+
+def _offload_mode(adam: Found[bool]) -> Found[str]:
+    if adam.value:
+        return Found("compute", adam.origin, adam.line, "DeepSpeed's CPU Adam: the optimizer steps on the host")
+    return UNKNOWN
+
+
+def _engine(engines: Found[int]) -> Found[str]:
+    """vLLM when engines are asked for; without any it is left unknown (old releases generated with the actor)."""
+    if engines.value is not None and engines.value > 0:
+        return Found("vllm", engines.origin, engines.line, engines.written, engines.file)
+    if engines.line:
+        return Found(None, engines.origin, engines.line, engines.written, engines.file)
+    return UNKNOWN
+
+
+__all__ = ["NAME", "claims", "read"]

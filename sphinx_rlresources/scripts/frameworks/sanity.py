@@ -1,0 +1,86 @@
+"""Script mistakes a reader can see in any framework's launch, whatever it spells its settings.
+
+Each is a :class:`~..run.Problem` the row checks report as ``rlresources.script_sanity``:
+a group-relative advantage (GRPO and its kin) with one sample per prompt, whose
+advantage is then zero; an absolute path of one person's machine put on the import
+path; the same setting given twice.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sphinx_rlresources.safe.text import shown
+from sphinx_rlresources.scripts.interpreter import Interpreter
+from sphinx_rlresources.scripts.run import Problem, Run
+from sphinx_rlresources.scripts.settings import ScriptSettings
+
+#: Estimators whose advantage compares a response with the others of its group: one sample has none to compare.
+GROUP_RELATIVE = frozenset({"grpo", "grpo_passk", "rloo", "opo", "gpg", "drgrpo", "dr_grpo", "gspo", "dapo"})
+#: Variables whose value is a search path of the machine the script runs on.
+PATH_VARIABLES = ("PYTHONPATH", "LD_LIBRARY_PATH")
+_MACHINE_PATH = re.compile(r"(?:^|:)(/(?:opt|mnt|data\d*|cpfs\d*|nas|home/[^/:$]+|Users/[^/:$]+|root)/[^:]*)")
+
+
+def common_problems(run: Run, reading: Interpreter, settings: ScriptSettings | None = None) -> list[Problem]:
+    found: list[Problem] = []
+    algorithm, n = run.algorithm, run.rollout_n
+    # Only a count the script writes: a framework's default is a config's business, and a
+    # reader that flags every script leaving it out would cry wolf on toy examples.
+    if algorithm.value in GROUP_RELATIVE and n.value == 1 and n.explicit:
+        where = n.line or algorithm.line
+        how = n.written
+        found.append(
+            Problem(
+                where,
+                f"{algorithm.value} compares each response with the others sampled for its prompt, but {how}: with "
+                "one response per prompt every advantage is zero and nothing is learned; sample more (rollout.n=5)",
+                "rollout_n",
+                kind="zero-advantage",
+            )
+        )
+    prefix = settings.prefix if settings is not None else {}
+    for name in PATH_VARIABLES:
+        value = prefix.get(name) if name in prefix else reading.vars[name].value if name in reading.vars else None
+        match = _MACHINE_PATH.search(value or "")
+        if match:
+            line = run.launch_line if name in prefix else reading.lines.get(name, 0)
+            found.append(
+                Problem(
+                    line,
+                    f"{name}={shown(value)} puts {shown(match.group(1))}, a folder of one machine, on the path: the "
+                    "script runs only there; drop it (install the package instead) or take it from the environment "
+                    f"(${{{name}:-}})",
+                    name,
+                    kind="machine-path",
+                    severity="warning",
+                )
+            )
+    return found
+
+
+def duplicate_problems(settings: ScriptSettings) -> list[Problem]:
+    """The same override twice: a warning when equal (one is noise), an error when they differ (one is ignored)."""
+    found = []
+    for earlier, later in settings.duplicates:
+        if earlier.value is not None and earlier.value == later.value:
+            found.append(
+                Problem(
+                    later.line,
+                    f"{later.key} is given twice with the same value (also at line {earlier.line}); delete one",
+                    later.key,
+                    kind="duplicate",
+                    severity="warning",
+                )
+            )
+        else:
+            found.append(
+                Problem(
+                    later.line,
+                    f"{later.key} is given twice, {shown(earlier.shown)} at line {earlier.line} and "
+                    f"{shown(later.shown)} here; the last one wins, so the first is silently ignored: keep one",
+                    later.key,
+                    kind="duplicate",
+                )
+            )
+    return found

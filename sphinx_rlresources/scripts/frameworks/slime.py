@@ -1,0 +1,409 @@
+"""slime: ``ray job submit … -- python3 train.py --actor-num-nodes 1 … ${MODEL_ARGS[@]}`` (or ``train_async.py``).
+
+slime reads Megatron-style hyphenated flags; the model's shape comes from a sourced
+``scripts/models/<model>.sh`` that sets ``MODEL_ARGS`` (read through the caller's
+:class:`~..files.Files`).  The run's GPUs follow slime's placement
+(``slime/ray/placement_group.py`` ``_get_placement_group_layout`` at THUDM/slime@624b824):
+the actor has ``--actor-num-nodes × --actor-num-gpus-per-node``; the rollout
+``--rollout-num-gpus``, which ``--colocate`` sets to the actor's count when unsaid; with
+``--colocate`` the two share GPUs (the larger count), without it they add up; the
+critic (PPO) and the reference live on the actor's GPUs; ``--debug-train-only`` runs
+only the actor, ``--debug-rollout-only`` only the rollout.  External engines
+(``--rollout-external-engine-addrs``) run on GPUs this script does not say.
+
+Generation is always SGLang and training Megatron (FSDP was removed in 2026-03,
+``e4faf633``); slime has no LoRA -- ``--q-lora-rank``/``--kv-lora-rank`` in the model
+files are the latent sizes of DeepSeek's multi-head latent attention, not adapters.
+Defaults are those of ``slime/utils/arguments.py`` at 624b824 (cited by line), and
+Megatron-LM's (``megatron/training/arguments.py`` ``_add_distributed_args``: every
+parallel size 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from sphinx_rlresources.scripts.frameworks.argv import (
+    as_model,
+    dangling_problems,
+    elided,
+    flags,
+    launched,
+    when,
+    with_servers,
+)
+from sphinx_rlresources.scripts.frameworks.base import (
+    Flag,
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    default,
+    derived,
+    from_override,
+)
+from sphinx_rlresources.scripts.frameworks.sanity import common_problems
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+
+NAME = "slime"
+ENTRY_SCRIPTS = ("train.py", "train_async.py")
+T = TypeVar("T")
+
+#: Flag -> slime's argparse default (slime/utils/arguments.py @624b824, the line naming it).
+DEFAULTS: dict[str, Any] = {
+    "actor-num-nodes": 1,  # 39
+    "actor-num-gpus-per-node": 8,  # 41
+    "rollout-num-gpus-per-engine": 1,  # 56
+    "n-samples-per-prompt": 1,  # 700
+    "micro-batch-size": 1,  # 717
+    "advantage-estimator": "grpo",  # 941
+    "kl-coef": 0.0,  # 909
+    "use-kl-loss": False,  # 981
+    "colocate": False,  # 71
+    "use-dynamic-batch-size": False,  # 747
+    "debug-train-only": False,  # 1594
+    "debug-rollout-only": False,  # 1593
+    # Megatron-LM's own (megatron/training/arguments.py, _add_distributed_args): no parallelism.
+    "tensor-model-parallel-size": 1,
+    "pipeline-model-parallel-size": 1,
+    "context-parallel-size": 1,
+    "expert-model-parallel-size": 1,
+}
+SWITCHES = frozenset(
+    {
+        "colocate",
+        "offload",
+        "offload-train",
+        "no-offload-train",
+        "offload-rollout",
+        "no-offload-rollout",
+        "use-kl-loss",
+        "debug-train-only",
+        "debug-rollout-only",
+        "use-dynamic-batch-size",
+        "sequence-parallel",
+        "optimizer-cpu-offload",
+        "release-train",
+    }
+)
+VALUED = frozenset(
+    {
+        "actor-num-nodes",
+        "actor-num-gpus-per-node",
+        "rollout-num-gpus",
+        "rollout-num-gpus-per-engine",
+        "num-gpus-per-node",
+        "hf-checkpoint",
+        "tensor-model-parallel-size",
+        "pipeline-model-parallel-size",
+        "context-parallel-size",
+        "expert-model-parallel-size",
+        "rollout-max-prompt-len",
+        "rollout-max-response-len",
+        "rollout-batch-size",
+        "n-samples-per-prompt",
+        "micro-batch-size",
+        "max-tokens-per-gpu",
+        "advantage-estimator",
+        "kl-coef",
+        "sglang-mem-fraction-static",
+        "train-backend",
+        "recompute-granularity",
+        "rollout-external-engine-addrs",
+        "load-debug-rollout-data",
+        "critic-num-nodes",
+        "critic-num-gpus-per-node",
+        "rollout-num-gpus-per-node",
+    }
+)
+#: Flags only slime (among launchers of a ``train.py``) passes: one of them marks the command as slime's.
+SIGNATURE = frozenset(
+    {
+        "actor-num-nodes",
+        "actor-num-gpus-per-node",
+        "rollout-num-gpus",
+        "rollout-num-gpus-per-engine",
+        "hf-checkpoint",
+        "rollout-batch-size",
+        "n-samples-per-prompt",
+        "sglang-mem-fraction-static",
+        "rollout-max-response-len",
+    }
+)
+#: Flags the current slime no longer parses, and what replaced them.
+DEPRECATED = {
+    "critic-num-nodes": "nothing: the critic uses the actor's GPUs since 75af5297c (2026-04)",
+    "critic-num-gpus-per-node": "nothing: the critic uses the actor's GPUs since 75af5297c (2026-04)",
+    "rollout-num-gpus-per-node": "--num-gpus-per-node (renamed in ebf16c57c, 2025-09)",
+}
+
+
+def _script(command: Command) -> tuple[str | None, int]:
+    """slime's entry script (``train.py``, ``"${REPO_ROOT}/train.py"``) and the index after it."""
+    for index, field in enumerate(command.fields):
+        text = field.value if field.value is not None else field.tail
+        name = text.rsplit("/", 1)[-1]
+        if name in ENTRY_SCRIPTS and not text.startswith("-") and "=" not in text:
+            return text.removeprefix("./"), index + 1
+    return None, len(command.fields)
+
+
+def _direct(command: Command) -> bool:
+    script, start = _script(command)
+    if script is None:
+        return False
+    return any((f.value or "").lstrip("-").split("=", 1)[0] in SIGNATURE for f in command.fields[start:])
+
+
+def claims(command: Command) -> bool:
+    """slime's ``train.py``/``train_async.py`` with its own flags (directly, via Ray, or inside ``bash -c``)."""
+    if _direct(command):
+        return True
+    return any(f.value is not None and " " in f.value and "train" in f.value for f in command.fields) and (
+        launched(command, _direct) is not None
+    )
+
+
+def read(command: Command, reading: Interpreter, path: str) -> Run:
+    """The :class:`Run` of a slime launch command."""
+    launch = launched(command, _direct, path) or command
+    script, start = _script(launch)
+    found = flags(launch.fields[start:], SWITCHES, VALUED)
+    return _Reader(found, reading, path, launch, script).run()
+
+
+class _Reader:
+    def __init__(self, found: dict[str, Flag], reading: Interpreter, path: str, launch: Command, script: str | None):
+        self.flags = found
+        self.reading = reading
+        self.path = path
+        self.launch = launch
+        self.script = script
+        self.elided = elided(launch.fields)
+
+    def get(self, name: str, convert: Callable[[str], T | None]) -> Found[T]:
+        """A flag as written, else slime's (or Megatron's) default."""
+        flag = self.flags.get(name)
+        if flag is not None:
+            return from_override(flag.override(), convert)
+        if name in DEFAULTS and not self.elided:
+            return default(DEFAULTS[name], f"--{name} (slime's default: {DEFAULTS[name]})")
+        return UNKNOWN
+
+    def switch(self, name: str) -> Found[bool]:
+        return self.get(name, as_bool) if name in DEFAULTS else self.flags_bool(name)
+
+    def flags_bool(self, name: str) -> Found[bool]:
+        flag = self.flags.get(name)
+        if flag is not None:
+            return from_override(flag.override(), as_bool)
+        return UNKNOWN if self.elided else default(False, f"no --{name}")
+
+    def run(self) -> Run:
+        estimator = self.get("advantage-estimator", as_lower)
+        loss = self.flags.get("loss-type")
+        if loss is not None and loss.value == "sft_loss":
+            estimator = Found("sft", Origin.SET, loss.line, loss.raw, loss.file)
+        kl_coef = self.get("kl-coef", as_float)
+        kl_loss = self.switch("use-kl-loss")
+        use_kl = _use_kl(kl_coef, kl_loss)
+        critic = when(estimator, lambda v: v == "ppo", "a critic for PPO")
+        colocate = self.switch("colocate")
+        gpus, nodes, per_node, roles = self._placement(colocate)
+        gpus, roles, served = with_servers(self.reading, self.launch, gpus, roles)
+        if served:
+            nodes, per_node = UNKNOWN, UNKNOWN
+        train_only = self.switch("debug-train-only").value or "load-debug-rollout-data" in self.flags
+        offload_train, offload_rollout = self._offload(colocate)
+        cpu_adam = self.flags_bool("optimizer-cpu-offload")
+        recompute = self.flags.get("recompute-granularity")
+        run = Run(
+            path=self.path,
+            framework=NAME,
+            entry_point=self.script,
+            launch_line=self.launch.line,
+            gpus=gpus,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            roles=roles,
+            colocated=colocate,
+            train_backend=self._backend(),
+            train_tp=self.get("tensor-model-parallel-size", as_int),
+            train_pp=self.get("pipeline-model-parallel-size", as_int),
+            train_ep=self.get("expert-model-parallel-size", as_int),
+            train_cp=self.get("context-parallel-size", as_int),
+            lora_rank=default(0, "slime has no LoRA (--q-lora-rank/--kv-lora-rank are attention sizes)"),
+            model=self.get("hf-checkpoint", as_model),
+            algorithm=estimator,
+            use_kl=use_kl,
+            critic=critic,
+            prompt_length=self.get("rollout-max-prompt-len", as_int),
+            response_length=self.get("rollout-max-response-len", as_int),
+            train_batch_size=self.get("rollout-batch-size", as_int),
+            micro_batch_per_gpu=self.get("micro-batch-size", as_int),
+            dynamic_batch=self.switch("use-dynamic-batch-size"),
+            max_token_len_per_gpu=self.get("max-tokens-per-gpu", as_int),
+            rollout_n=UNKNOWN if train_only else self.get("n-samples-per-prompt", as_int),
+            param_offload=offload_train,
+            optimizer_offload=cpu_adam if cpu_adam.value else offload_train,
+            offload_mode=_offload_mode(cpu_adam, offload_train),
+            gradient_checkpointing=(
+                Found(True, Origin.SET, recompute.line, recompute.raw, recompute.file)
+                if recompute is not None and recompute.value
+                else UNKNOWN
+                if self.elided
+                else default(False, "no --recompute-granularity (Megatron recomputes nothing)")
+            ),
+            engine=UNKNOWN if train_only else default("sglang", "slime generates with SGLang only"),
+            rollout_tp=UNKNOWN if train_only else self.get("rollout-num-gpus-per-engine", as_int),
+            memory_fraction=UNKNOWN if train_only else self.get("sglang-mem-fraction-static", as_float),
+            free_cache_engine=UNKNOWN if train_only else offload_rollout,
+            deprecated=tuple(f"--{name}" for name in DEPRECATED if name in self.flags),
+            variables={name: value.value for name, value in self.reading.vars.items()},
+        )
+        problems = self._problems() + dangling_problems(self.reading, self.launch) + common_problems(run, self.reading)
+        return replace(run, problems=tuple(problems))
+
+    def _placement(self, colocate: Found[bool]) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]:
+        """The run's GPUs as ``_get_placement_group_layout`` reserves them, with each role's share."""
+        nodes = self.get("actor-num-nodes", as_int)
+        per_node = self.get("actor-num-gpus-per-node", as_int)
+        actor = derived(
+            nodes.value * per_node.value if nodes.value is not None and per_node.value is not None else None,
+            [nodes, per_node],
+            f"actor {nodes.value} × {per_node.value}",
+        )
+        rollout = self.get("rollout-num-gpus", as_int)
+        train_only = self.switch("debug-train-only")
+        rollout_only = self.switch("debug-rollout-only")
+        trainer = Role("trainer", actor, nodes, per_node)
+        if self._old_critic():
+            return Found(None, Origin.UNKNOWN, self.flags["critic-num-nodes"].line), UNKNOWN, UNKNOWN, (trainer,)
+        if train_only.value or "load-debug-rollout-data" in self.flags:
+            return actor, nodes, per_node, (trainer,)
+        if "rollout-external-engine-addrs" in self.flags:
+            external = Role("rollout", Found(None, Origin.RUNTIME, self.flags["rollout-external-engine-addrs"].line))
+            return (
+                derived(None, [actor, external.gpus], "actor + external engines"),
+                UNKNOWN,
+                UNKNOWN,
+                (trainer, external),
+            )
+        follows = rollout.value is None and not rollout.line and bool(colocate.value)
+        if follows:
+            rollout = derived(actor.value, [actor], f"--rollout-num-gpus unsaid: the actor's {actor.value}")
+        if rollout_only.value:
+            return rollout, UNKNOWN, UNKNOWN, (Role("rollout", rollout),)
+        if colocate.value is None or train_only.value is None or rollout_only.value is None:
+            return derived(None, [colocate], "colocation unknown"), UNKNOWN, UNKNOWN, (trainer,)
+        if colocate.value:
+            engines = Role("rollout", rollout, colocated_with="trainer")
+            if actor.value is None or rollout.value is None:
+                shape = (nodes, per_node) if follows else (UNKNOWN, UNKNOWN)
+                return derived(None, [actor, rollout], "max(actor, rollout)"), *shape, (trainer, engines)
+            total = derived(max(actor.value, rollout.value), [actor, rollout], f"max({actor.written}, {rollout.value})")
+            same = rollout.value <= actor.value
+            return total, nodes if same else UNKNOWN, per_node if same else UNKNOWN, (trainer, engines)
+        engines = Role("rollout", rollout)
+        if not rollout.line:  # slime's own arithmetic (actor + None) fails: no run to count
+            return (
+                Found(None, Origin.UNKNOWN, 0, "no --rollout-num-gpus without --colocate"),
+                UNKNOWN,
+                UNKNOWN,
+                (trainer,),
+            )
+        value = actor.value + rollout.value if actor.value is not None and rollout.value is not None else None
+        total = derived(value, [actor, rollout], f"{actor.written} + rollout {rollout.value}")
+        return total, UNKNOWN, UNKNOWN, (trainer, engines)
+
+    def _old_critic(self) -> bool:
+        """A critic with GPUs of its own (slime before 75af5297c): placed by rules this reader does not follow."""
+        return "critic-num-nodes" in self.flags or "critic-num-gpus-per-node" in self.flags
+
+    def _offload(self, colocate: Found[bool]) -> tuple[Found[bool], Found[bool]]:
+        """Whether the trainer's and the engines' states leave the GPU between phases (arguments.py:1907-1955)."""
+        found = []
+        for part in ("train", "rollout"):
+            explicit = self.flags.get(f"offload-{part}") or self.flags.get(f"no-offload-{part}")
+            both = self.flags.get("offload")
+            if explicit is not None:
+                value = explicit.name == f"offload-{part}"
+                found.append(Found(value, Origin.SET, explicit.line, explicit.raw, explicit.file))
+            elif both is not None:
+                found.append(Found(True, Origin.SET, both.line, both.raw, both.file))
+            elif colocate.value:
+                found.append(Found(True, Origin.DERIVED, colocate.line, f"--colocate implies --offload-{part}"))
+            elif colocate.value is False and not self.elided:
+                found.append(default(False, f"no --offload-{part}"))
+            else:
+                found.append(UNKNOWN)
+        return found[0], found[1]
+
+    def _backend(self) -> Found[str]:
+        flag = self.flags.get("train-backend")
+        if flag is not None:
+            return from_override(flag.override(), as_lower)
+        prefix = dict(self.launch.prefix)
+        if "SLIME_BACKEND" in prefix:
+            field = prefix["SLIME_BACKEND"]
+            value = as_lower(field.value) if field.value is not None else None
+            return Found(value, Origin.SET if value else Origin.RUNTIME, field.line, f"SLIME_BACKEND={field.value}")
+        if "SLIME_BACKEND" in self.reading.vars:
+            value = self.reading.vars["SLIME_BACKEND"].value
+            line = self.reading.lines.get("SLIME_BACKEND", 0)
+            return Found(as_lower(value) if value else None, Origin.SET if value else Origin.RUNTIME, line)
+        return default("megatron", "slime trains with Megatron (--train-backend: arguments.py:1592)")
+
+    def _problems(self) -> list[Problem]:
+        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        for name, replacement in DEPRECATED.items():
+            flag = self.flags.get(name)
+            if flag is not None:
+                found.append(
+                    Problem(
+                        flag.line,
+                        f"--{name} is no longer a slime flag (replaced by {replacement}); the current slime refuses "
+                        "the command",
+                        name,
+                        kind="deprecated",
+                        severity="warning",
+                    )
+                )
+        backend = self.flags.get("train-backend")
+        if backend is not None and (backend.value or "").lower() == "fsdp":
+            found.append(
+                Problem(
+                    backend.line,
+                    "--train-backend fsdp was removed from slime in 2026-03 (e4faf633); the current slime trains with "
+                    "Megatron only",
+                    "train-backend",
+                    kind="deprecated",
+                    severity="warning",
+                )
+            )
+        return found
+
+
+def _use_kl(coef: Found[float], loss: Found[bool]) -> Found[bool]:
+    """The reference is loaded for a KL coefficient other than 0, or for --use-kl-loss even at coefficient 0."""
+    if loss.value:
+        return Found(True, loss.origin, loss.line, loss.written, loss.file)
+    if coef.value is None or loss.value is None:
+        return Found(None, Origin.RUNTIME if coef.line or loss.line else Origin.UNKNOWN, coef.line or loss.line)
+    chosen = coef if coef.line else loss
+    origin = Origin.DERIVED if chosen.origin is Origin.SET else chosen.origin
+    return Found(coef.value != 0, origin, chosen.line, f"--kl-coef {coef.value}, no --use-kl-loss")
+
+
+def _offload_mode(cpu_adam: Found[bool], offload_train: Found[bool]) -> Found[str]:
+    if cpu_adam.value:
+        return Found("compute", cpu_adam.origin, cpu_adam.line, "Megatron's CPU optimizer: the step runs on the host")
+    if offload_train.value:
+        return Found("phase", offload_train.origin, offload_train.line, "the trainer leaves the GPU during rollout")
+    return UNKNOWN
+
+
+__all__ = ["NAME", "claims", "read"]

@@ -1,0 +1,565 @@
+"""TRL: ``accelerate launch [--config_file X.yaml] script.py …``, ``trl grpo|rloo …``, and ``trl vllm-serve``.
+
+The trainer's GPUs are accelerate's processes: ``--num_processes`` when the command
+says it, else the config it names (read through the caller's
+:class:`~..files.Files`; TRL's ``--accelerate_config zero3`` names a file shipped in the
+``trl`` package, read only when the repository is TRL's own), else -- with no config
+at all -- every device ``CUDA_VISIBLE_DEVICES`` leaves visible.  A config that cannot
+be read leaves the count unknown: accelerate's shipped examples say 8, but which file
+a user has is not known.  In vLLM server mode the server's GPUs (``trl vllm-serve
+--tensor_parallel_size × --data_parallel_size``, or its visible devices) add to the
+trainer's; when both commands pin their devices the run's GPUs are the devices named.
+
+TRL's own defaults (huggingface/trl@f2cd577: ``trl/trainer/grpo_config.py``,
+``rloo_config.py``, ``model_config.py``, ``base_config.py``) apply only to TRL's own
+scripts (``trl grpo``, ``trl/scripts/grpo.py``); an example or a user's script may set
+anything in code (``GRPOConfig(use_vllm=True)``, ``LoraConfig()``), so what its command
+line does not say is unknown there.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, NamedTuple, TypeVar
+
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
+from sphinx_rlresources.scripts.expand import Field
+from sphinx_rlresources.scripts.files import candidates
+from sphinx_rlresources.scripts.frameworks import accelerate
+from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, flags, visible_devices, when
+from sphinx_rlresources.scripts.frameworks.base import (
+    Flag,
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    default,
+    derived,
+    from_override,
+)
+from sphinx_rlresources.scripts.frameworks.sanity import common_problems
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+
+NAME = "trl"
+T = TypeVar("T")
+TRAINERS = frozenset({"grpo", "rloo", "sft", "dpo", "kto", "reward", "gkd", "orpo", "ppo", "xpo", "nash_md"})
+"""``trl <command>`` subcommands that train (trl/cli/main.py)."""
+RL_TRAINERS = frozenset({"grpo", "rloo"})
+#: Flags only a TRL trainer's arguments have: one of them marks ``accelerate launch x.py`` as TRL's.
+MARKERS = frozenset(
+    {"use_vllm", "vllm_mode", "num_generations", "vllm_server_host", "vllm_server_base_url", "use_peft"}
+)
+#: TRL's own defaults per trainer (grpo_config.py / rloo_config.py @f2cd577, lines of the field).
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "grpo": {"num_generations": 8, "max_completion_length": 512, "beta": 0.0},  # 474, 488, 671
+    "rloo": {"num_generations": 2, "max_completion_length": 512, "beta": 0.05},  # 297, 311, 494
+}
+for _trainer in RL_TRAINERS:
+    # grpo_config.py:577, 661, 646 (rloo_config.py:400, 484, 469)
+    DEFAULTS[_trainer].update(use_vllm=False, vllm_tensor_parallel_size=1, vllm_gpu_memory_utilization=0.3)
+COMMON_DEFAULTS: dict[str, Any] = {
+    "use_peft": False,  # model_config.py:103
+    "lora_r": 16,  # model_config.py:107
+    "gradient_checkpointing": True,  # base_config.py:61
+}
+#: TRL's shipped accelerate configs by name (trl/cli/accelerate_config.py): their backend, known from the name.
+NAMED_CONFIGS = {
+    "zero1": "deepspeed",
+    "zero2": "deepspeed",
+    "zero3": "deepspeed",
+    "fsdp1": "fsdp",
+    "fsdp2": "fsdp",
+    "multi_gpu": "ddp",
+    "single_gpu": "single",
+}
+ACCELERATE_VALUED = frozenset(
+    {"config_file", "num_processes", "num_machines", "machine_rank", "main_process_ip", "main_process_port"}
+    | {"mixed_precision", "gpu_ids", "deepspeed_config_file", "zero_stage", "fsdp_version", "accelerate_config"}
+    | {
+        "dynamo_backend",
+        "rdzv_backend",
+        "deepspeed_hostfile",
+        "deepspeed_multinode_launcher",
+        "num_cpu_threads_per_process",
+    }
+)
+ACCELERATE_SWITCHES = frozenset({"multi_gpu", "use_deepspeed", "use_fsdp", "cpu", "same_network", "debug", "quiet"})
+ACCELERATE_SPELLINGS = ACCELERATE_VALUED | {name.replace("_", "-") for name in ACCELERATE_VALUED}
+
+
+def _spellings(names: set[str]) -> frozenset[str]:
+    """Each name as ``flag_name`` and ``flag-name`` (HfArgumentParser and vLLM accept both)."""
+    return frozenset(names | {name.replace("_", "-") for name in names})
+
+
+SCRIPT_SWITCHES = _spellings({"use_vllm", "use_peft", "gradient_checkpointing", "bf16", "log_completions"})
+SCRIPT_VALUED = _spellings(
+    {"model_name_or_path", "vllm_mode", "num_generations", "max_completion_length", "lora_r", "beta"}
+    | {"per_device_train_batch_size", "vllm_tensor_parallel_size", "vllm_gpu_memory_utilization", "config"}
+)
+SERVER_VALUED = _spellings({"model", "tensor_parallel_size", "data_parallel_size", "gpu_memory_utilization", "port"})
+
+
+class Launch(NamedTuple):
+    """One TRL command: what kind, its own (launcher) flags and the training script's flags."""
+
+    command: Command
+    kind: str
+    """``accelerate``, ``trl`` (the CLI), ``python`` (one process) or ``server`` (``trl vllm-serve``)."""
+    script: str | None
+    trainer: str | None
+    """``grpo``/``rloo``… for TRL's own scripts (whose defaults apply), else None."""
+    launcher: dict[str, Flag]
+    args: dict[str, Flag]
+
+
+def _name(text: str | None) -> str:
+    return (text or "").rsplit("/", 1)[-1]
+
+
+def _normal(found: dict[str, Flag]) -> dict[str, Flag]:
+    """HfArgumentParser accepts ``--flag-name`` for ``--flag_name``: one spelling."""
+    return {name.replace("-", "_"): flag for name, flag in found.items()}
+
+
+def parse(command: Command) -> Launch | None:
+    """The TRL command in ``command`` (after any ``srun``/``uv run`` prefix), or None."""
+    values = [field.value for field in command.fields]
+    for index, text in enumerate(values):
+        nxt = values[index + 1] if index + 1 < len(values) else None
+        if _name(text) == "trl" and nxt == "vllm-serve":
+            found = _normal(flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
+            return Launch(command, "server", None, None, {}, found)
+        if _name(text) == "trl" and nxt in TRAINERS:
+            found = _normal(flags(command.fields[index + 2 :], SCRIPT_SWITCHES | ACCELERATE_SWITCHES, SCRIPT_VALUED))
+            return Launch(command, "trl", f"trl {nxt}", nxt, found, found)
+        if _name(text) == "accelerate" and nxt == "launch":
+            return _accelerate(command, index + 2)
+        if _name(text) in ("python", "python3") and index == _first_program(values):
+            return _python(command, index + 1)
+    return None
+
+
+def _first_program(values: list[str | None]) -> int:
+    """The index of the first word that is not a wrapper (``srun …``, ``uv run``): where ``python`` must stand."""
+    for index, text in enumerate(values):
+        if _name(text) in ("python", "python3"):
+            return index
+    return -1
+
+
+def _accelerate(command: Command, start: int) -> Launch:
+    fields = command.fields
+    index = start
+    launcher: list[Field] = []
+    while index < len(fields):
+        text = fields[index].value or ""
+        name = text.lstrip("-").split("=", 1)[0].replace("-", "_")
+        if not text.startswith("-"):
+            break
+        launcher.append(fields[index])
+        index += 1
+        following = fields[index].value or "" if index < len(fields) else ""
+        lost = following.startswith("--") or following.endswith(".py")  # an unknown $X vanished before it
+        if "=" not in text and name in ACCELERATE_VALUED and index < len(fields) and not lost:
+            launcher.append(fields[index])
+            index += 1
+        elif text == "-m" and index < len(fields):
+            launcher.append(fields[index])
+            index += 1
+            break
+    script = fields[index].value if index < len(fields) else None
+    module = next((launcher[i + 1].value for i, f in enumerate(launcher[:-1]) if f.value == "-m"), None)
+    script = module or script
+    args = _normal(flags(fields[index + (0 if module else 1) :], SCRIPT_SWITCHES, SCRIPT_VALUED))
+    own = _normal(flags(launcher, ACCELERATE_SWITCHES, ACCELERATE_SPELLINGS))
+    return Launch(command, "accelerate", script, _own_trainer(script), own, args)
+
+
+def _python(command: Command, start: int) -> Launch | None:
+    fields = command.fields
+    values = [f.value or "" for f in fields]
+    script, index = None, start
+    if start + 1 < len(values) and values[start] == "-m":
+        script, index = values[start + 1], start + 2
+    elif start < len(values) and values[start].endswith(".py"):
+        script, index = values[start], start + 1
+    if script is None:
+        return None
+    args = _normal(flags(fields[index:], SCRIPT_SWITCHES, SCRIPT_VALUED))
+    return Launch(command, "python", script, _own_trainer(script), {}, args)
+
+
+def _own_trainer(script: str | None) -> str | None:
+    """``grpo`` for ``trl/scripts/grpo.py`` or ``-m trl.scripts.grpo``: TRL's own scripts, whose defaults are known."""
+    text = (script or "").removeprefix("./")
+    for prefix, suffix in (("trl/scripts/", ".py"), ("trl.scripts.", "")):
+        if text.startswith(prefix) and text.endswith(suffix):
+            name = text[len(prefix) : len(text) - len(suffix) if suffix else None]
+            return name if name in TRAINERS else None
+    return None
+
+
+def claims(command: Command) -> bool:
+    """``trl …`` commands, TRL's own scripts, and ``accelerate launch``/``python`` with TRL's trainer flags."""
+    launch = parse(command)
+    if launch is None:
+        return False
+    if launch.kind in ("server", "trl") or launch.trainer is not None:
+        return True
+    return bool((MARKERS - {"use_peft"}) & set(launch.args))
+
+
+def read(command: Command, reading: Interpreter, path: str) -> Run:
+    """The :class:`Run` of a script that starts a TRL trainer (and maybe its vLLM server)."""
+    launches = [launch for c in reading.commands if (launch := parse(c)) is not None]
+    servers = [launch for launch in launches if launch.kind == "server"]
+    # Beside a trl vllm-serve, any accelerate/python launch is the trainer that uses it.
+    trainers = [launch for launch in launches if launch.kind != "server" and (servers or claims(launch.command))]
+    trainer = trainers[0] if trainers else None
+    if trainer is None:
+        first = parse(command)
+        assert first is not None
+        return _server_only(first, servers, reading, path)
+    return _Reader(trainer, servers, reading, path).run()
+
+
+class _Reader:
+    def __init__(self, launch: Launch, servers: list[Launch], reading: Interpreter, path: str) -> None:
+        self.launch = launch
+        self.servers = servers
+        self.reading = reading
+        self.path = path
+        self.config = self._trl_config()
+        self.own = launch.trainer
+        self.elided = elided(launch.command.fields)
+        """``... # more args``: what the command does not show may be anything, so TRL's defaults are not taken."""
+        self.problems: list[Problem] = []
+
+    # -- values -----------------------------------------------------------------------------
+    def get(self, name: str, convert: Callable[[str], T | None], own_default: bool = True) -> Found[T]:
+        """A training argument from the command line, else the ``--config`` YAML, else TRL's default (own scripts)."""
+        flag = self.launch.args.get(name)
+        if flag is not None:
+            return from_override(flag.override(), convert)
+        if name in self.config:
+            return self.config[name]  # type: ignore[return-value]
+        if own_default and self.own is not None and not self.elided:
+            defaults = {**COMMON_DEFAULTS, **DEFAULTS.get(self.own, {})}
+            if name in defaults:
+                return default(defaults[name], f"--{name} (TRL's default for {self.own}: {defaults[name]})")
+        return UNKNOWN
+
+    def _trl_config(self) -> dict[str, Found[Any]]:
+        """The scalar keys of ``trl grpo --config cfg.yaml`` (training and accelerate arguments alike)."""
+        flag = self.launch.args.get("config") if self.launch.kind == "trl" else None
+        document, file = self._yaml(flag)
+        if document is None or not isinstance(document.value, dict):
+            return {}
+        found: dict[str, Found[Any]] = {}
+        for key, value in document.value.items():
+            if isinstance(value, (str, int, float, bool)):
+                written = document.source.get((key,), str(value))
+                text = str(value).lower() if isinstance(value, bool) else str(value)
+                found[key] = Found(text, Origin.SET, document.mark((key,))[0], f"{key}: {written}", file)
+        return {k: self._converted(v) for k, v in found.items()}
+
+    @staticmethod
+    def _converted(found: Found[Any]) -> Found[Any]:
+        text = str(found.value)
+        for convert in (as_int, as_float, as_bool):
+            value = convert(text)
+            if value is not None:
+                return replace(found, value=value)
+        return found
+
+    def _yaml(self, flag: Flag | None) -> tuple[YamlDocument | None, str]:
+        """The YAML a flag names, read through the caller's files when it is inside the repository."""
+        files = self.reading.files
+        if flag is None or flag.value is None or files is None:
+            return None, ""
+        for candidate in candidates(self.reading.path, flag.value, ""):
+            text = files.read(candidate)
+            if text is not None:
+                try:
+                    return load(text), candidate
+                except YamlError:
+                    return None, candidate
+        return None, ""
+
+    # -- the run ----------------------------------------------------------------------------
+    def run(self) -> Run:
+        trainer, nodes, backend, settings = self._trainer()
+        use_vllm = self._use_vllm()
+        mode = self._mode(use_vllm)
+        in_use = bool(use_vllm.value)
+        colocated = when(mode, lambda m: m == "colocate", "vLLM in the trainer's processes") if in_use else UNKNOWN
+        gpus, roles = self._total(trainer, nodes, mode if in_use else UNKNOWN)
+        per_node = accelerate.per_machine(trainer, nodes) if len(roles) == 1 else UNKNOWN
+        lora = self._lora()
+        beta = self.get("beta", as_float)
+        params, optimizer = settings.offload() if settings is not None else (UNKNOWN, UNKNOWN)
+        server = self.servers[0].args if self.servers and mode.value == "server" else {}
+        run = Run(
+            path=self.path,
+            framework=NAME,
+            entry_point=self.launch.script,
+            launch_line=self.launch.command.line,
+            gpus=gpus,
+            nodes=nodes if len(roles) == 1 else UNKNOWN,
+            gpus_per_node=per_node,
+            roles=roles,
+            colocated=colocated,
+            train_backend=backend,
+            train_tp=settings.parallel("tp") if settings is not None else UNKNOWN,
+            train_cp=settings.parallel("cp") if settings is not None else UNKNOWN,
+            ulysses_sp=settings.parallel("sp") if settings is not None else UNKNOWN,
+            lora_rank=lora,
+            model=self._model(mode),
+            algorithm=self._algorithm(),
+            use_kl=when(beta, lambda b: b != 0, "a reference model for beta != 0"),
+            critic=Found(False, Origin.FRAMEWORK_DEFAULT, 0, "GRPO/RLOO have no critic")
+            if self.own in RL_TRAINERS
+            else UNKNOWN,
+            response_length=self.get("max_completion_length", as_int),
+            micro_batch_per_gpu=self.get("per_device_train_batch_size", as_int),
+            rollout_n=self.get("num_generations", as_int),
+            param_offload=params,
+            optimizer_offload=optimizer,
+            offload_mode=accelerate.offload_mode(params, optimizer),
+            gradient_checkpointing=self.get("gradient_checkpointing", as_bool),
+            engine=self._engine(use_vllm) if self.rollout else UNKNOWN,
+            rollout_tp=self._rollout("vllm_tensor_parallel_size", "tensor_parallel_size", mode, server, as_int),
+            memory_fraction=self._rollout(
+                "vllm_gpu_memory_utilization", "gpu_memory_utilization", mode, server, as_float
+            ),
+            variables={name: value.value for name, value in self.reading.vars.items()},
+        )
+        problems = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        problems += self.problems + common_problems(run, self.reading)
+        return replace(run, problems=tuple(problems))
+
+    def _model(self, mode: Found[str]) -> Found[str]:
+        """``--model_name_or_path``; unsaid, the model its vLLM server serves (TRL syncs the trained weights to it)."""
+        found = self.get("model_name_or_path", as_model)
+        if found.line or found.value is not None or mode.value != "server" or not self.servers:
+            return found
+        flag = self.servers[0].args.get("model")
+        if flag is None:
+            return found
+        served = from_override(flag.override(), as_model)
+        origin = Origin.DERIVED if served.origin is Origin.SET else served.origin
+        return Found(served.value, origin, served.line, f"trl vllm-serve {served.written}", served.file)
+
+    def _algorithm(self) -> Found[str]:
+        if self.launch.kind == "trl" and self.own:
+            return Found(self.own, Origin.SET, self.launch.command.line, f"trl {self.own}")
+        if self.own:
+            return Found(self.own, Origin.SET, self.launch.command.line, self.launch.script or "")
+        return UNKNOWN
+
+    @property
+    def rollout(self) -> bool:
+        """Whether the trainer generates (GRPO, RLOO, online DPO…), as far as the command tells: not for SFT, DPO."""
+        return self.own is None or self.own in RL_TRAINERS
+
+    def _use_vllm(self) -> Found[bool]:
+        """``--use_vllm``; unsaid, a ``--vllm_mode`` or a ``trl vllm-serve`` the script starts says vLLM is used."""
+        found = self.get("use_vllm", as_bool, own_default=self.own in RL_TRAINERS)
+        if found.line or (found.value is not None and found.origin is not Origin.FRAMEWORK_DEFAULT):
+            return found
+        mode = self.get("vllm_mode", as_lower, own_default=False)
+        if mode.value is not None:
+            return Found(True, Origin.DERIVED, mode.line, f"{mode.written} (vLLM in use)", mode.file)
+        if self.servers:
+            server = self.servers[0].command
+            return Found(True, Origin.DERIVED, server.line, "the script starts trl vllm-serve")
+        return found
+
+    def _lora(self) -> Found[int]:
+        """``--lora_r`` with ``--use_peft`` (ModelConfig: 16, model_config.py:107); 0 without, for TRL's scripts."""
+        peft = self.get("use_peft", as_bool)
+        if peft.value:
+            rank = self.get("lora_r", as_int, own_default=False)
+            return rank if rank.line or rank.value is not None else default(16, "--lora_r (TRL's default: 16)")
+        if peft.value is False:
+            return Found(0, peft.origin, peft.line, peft.written or "no --use_peft", peft.file)
+        return Found(None, peft.origin, peft.line, peft.written, peft.file) if peft.line else UNKNOWN
+
+    def _engine(self, use_vllm: Found[bool]) -> Found[str]:
+        if use_vllm.value:
+            return Found("vllm", use_vllm.origin, use_vllm.line, use_vllm.written, use_vllm.file)
+        if use_vllm.value is False:
+            return Found("hf", use_vllm.origin, use_vllm.line, "transformers' generate (no --use_vllm)", use_vllm.file)
+        return Found(None, use_vllm.origin, use_vllm.line, use_vllm.written) if use_vllm.line else UNKNOWN
+
+    def _mode(self, use_vllm: Found[bool]) -> Found[str]:
+        """``--vllm_mode``; unsaid, a server the script starts means server mode, else TRL's default, colocate.
+
+        (grpo_config.py:584 @f2cd577; TRL before 1.0 defaulted to server, so a script
+        that starts its own ``trl vllm-serve`` is read as such.)  The default is TRL's
+        scripts' only: an example or a user's script may choose its mode in code.
+        """
+        found = self.get("vllm_mode", as_lower, own_default=False)
+        if found.line or found.value is not None:
+            return found
+        if self.servers:
+            server = self.servers[0].command
+            return Found("server", Origin.DERIVED, server.line, "the script starts trl vllm-serve")
+        if use_vllm.value and self.own is not None and not self.elided:
+            return default("colocate", "--vllm_mode (TRL's default: colocate)")
+        return UNKNOWN
+
+    def _rollout(
+        self, name: str, server_name: str, mode: Found[str], server: dict[str, Flag], convert: Callable[[str], T | None]
+    ) -> Found[T]:
+        if mode.value == "colocate":
+            return self.get(name, convert)
+        if mode.value == "server" and server:
+            flag = server.get(server_name)
+            if flag is not None:
+                return from_override(flag.override(), convert)
+            fallback = {"tensor_parallel_size": 1, "gpu_memory_utilization": 0.9}  # vllm_serve.py:229, 248
+            return default(fallback[server_name], f"trl vllm-serve --{server_name} (TRL's default)")  # type: ignore[arg-type]
+        return UNKNOWN
+
+    def _trainer(self) -> tuple[Found[int], Found[int], Found[str], accelerate.Settings | None]:
+        """The trainer's processes, its machines, its backend and the accelerate config read (if any)."""
+        launch = self.launch
+        own = launch.launcher
+        pinned = visible_devices(launch.command)
+        if launch.kind == "python":
+            if pinned is not None and pinned.value == 1:
+                return (
+                    pinned,
+                    default(1, "one process"),
+                    Found("single", Origin.DERIVED, pinned.line, pinned.written),
+                    None,
+                )
+            return (
+                pinned
+                or Found(None, Origin.RUNTIME, launch.command.line, "every visible GPU (Trainer's DataParallel)"),
+                UNKNOWN,
+                UNKNOWN,
+                None,
+            )
+        settings, config_line = self._accelerate_config()
+        processes = _int_flag(own.get("num_processes"))
+        if processes is None and "num_processes" in self.config:
+            processes = self.config["num_processes"]
+        machines = _int_flag(own.get("num_machines"))
+        if machines is None and "num_machines" in self.config:
+            machines = self.config["num_machines"]
+        backend = self._cli_backend()
+        if settings is not None:
+            processes = processes or settings.processes()
+            machines = machines or settings.machines()
+            backend = backend or settings.backend()
+        elif config_line is not None:  # named, but not readable here
+            processes = processes or Found(None, Origin.RUNTIME, config_line.line, config_line.raw, config_line.file)
+            machines = machines or Found(None, Origin.RUNTIME, config_line.line, config_line.raw, config_line.file)
+            backend = backend or self._named_backend(config_line)
+        else:  # no config: accelerate's default config file, else every visible GPU
+            if processes is None and pinned is not None:
+                processes = pinned
+            processes = processes or Found(None, Origin.RUNTIME, launch.command.line, "accelerate's default config")
+            machines = machines or Found(None, Origin.RUNTIME, launch.command.line, "accelerate's default config")
+            backend = backend or Found(None, Origin.RUNTIME, launch.command.line, "accelerate's default config")
+        return processes, machines, backend, settings
+
+    def _accelerate_config(self) -> tuple[accelerate.Settings | None, Flag | None]:
+        flag = self.launch.launcher.get("config_file") or self.launch.launcher.get("accelerate_config")
+        if flag is None and "accelerate_config" in self.config:
+            found = self.config["accelerate_config"]
+            flag = Flag("accelerate_config", str(found.value), found.written, found.line, "set", found.file)
+        if flag is None:
+            return None, None
+        value = flag.value or ""
+        named = flag.name == "accelerate_config" and value in NAMED_CONFIGS
+        path = posixpath.join("trl/accelerate_configs", value + ".yaml") if named else value
+        document, file = self._yaml(replace(flag, value=path))
+        if document is None or not accelerate.claims(document):
+            return None, flag
+        return accelerate.Settings(document, file), flag
+
+    def _named_backend(self, flag: Flag) -> Found[str]:
+        if flag.name == "accelerate_config" and flag.value in NAMED_CONFIGS:
+            return Found(NAMED_CONFIGS[flag.value], Origin.DERIVED, flag.line, f"TRL's {flag.value} config", flag.file)
+        return Found(None, Origin.RUNTIME, flag.line, flag.raw, flag.file)
+
+    def _cli_backend(self) -> Found[str] | None:
+        for name, backend in (("use_deepspeed", "deepspeed"), ("use_fsdp", "fsdp"), ("multi_gpu", "ddp")):
+            flag = self.launch.launcher.get(name)
+            if flag is not None:
+                return Found(backend, Origin.SET, flag.line, flag.raw, flag.file)
+        return None
+
+    def _total(self, trainer: Found[int], nodes: Found[int], mode: Found[str]) -> tuple[Found[int], tuple[Role, ...]]:
+        """The trainer's GPUs, plus the vLLM server's in server mode (the devices named, when all are pinned)."""
+        roles: list[Role] = [Role("trainer", trainer, nodes, accelerate.per_machine(trainer, nodes))]
+        if mode.value != "server":
+            if mode.value is None and mode.line:
+                return Found(None, Origin.RUNTIME, mode.line, mode.written), tuple(roles)
+            return trainer, tuple(roles)
+        if not self.servers:
+            roles.append(Role("rollout", Found(None, Origin.RUNTIME, mode.line, "a vLLM server started elsewhere")))
+            return Found(None, Origin.RUNTIME, mode.line, "trainer + a vLLM server started elsewhere"), tuple(roles)
+        parts = [trainer]
+        for server in self.servers:
+            gpus = _server_gpus(server)
+            roles.append(Role("rollout", gpus))
+            parts.append(gpus)
+        devices = [_device_ids(launch.command) for launch in [self.launch, *self.servers]]
+        if all(ids is not None for ids in devices):
+            union = set().union(*(ids for ids in devices if ids is not None))
+            return derived(len(union), parts, f"devices {','.join(sorted(union))}"), tuple(roles)
+        value = sum(p.value for p in parts if p.value is not None) if all(p.value is not None for p in parts) else None
+        return derived(value, parts, " + ".join(f"{p.value}" for p in parts)), tuple(roles)
+
+
+def _int_flag(flag: Flag | None) -> Found[int] | None:
+    return from_override(flag.override(), as_int) if flag is not None else None
+
+
+def _device_ids(command: Command) -> set[str] | None:
+    for name, field in command.prefix:
+        if name == "CUDA_VISIBLE_DEVICES" and field.value is not None:
+            return {part.strip() for part in field.value.split(",") if part.strip()}
+    return None
+
+
+def _server_gpus(server: Launch) -> Found[int]:
+    """``trl vllm-serve``'s GPUs: its visible devices, else ``tensor_parallel_size × data_parallel_size`` (1 × 1)."""
+    pinned = visible_devices(server.command)
+    if pinned is not None:
+        return pinned
+    sizes = []
+    for name in ("tensor_parallel_size", "data_parallel_size"):
+        flag = server.args.get(name)
+        sizes.append(
+            from_override(flag.override(), as_int) if flag is not None else default(1, f"--{name} (TRL's default: 1)")
+        )
+    value = sizes[0].value * sizes[1].value if sizes[0].value is not None and sizes[1].value is not None else None
+    return derived(value, sizes, f"vllm-serve TP {sizes[0].value} × DP {sizes[1].value}")
+
+
+def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, path: str) -> Run:
+    """A script that only starts ``trl vllm-serve``: its GPUs are a role; the run's total is not in it."""
+    roles = tuple(Role("rollout", _server_gpus(server)) for server in servers)
+    model = first.args.get("model")
+    return Run(
+        path=path,
+        framework=NAME,
+        entry_point="trl vllm-serve",
+        launch_line=first.command.line,
+        roles=roles,
+        engine=Found("vllm", Origin.SET, first.command.line, "trl vllm-serve"),
+        model=from_override(model.override(), as_model) if model is not None else UNKNOWN,
+        problems=tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems),
+    )
+
+
+__all__ = ["NAME", "claims", "parse", "read"]

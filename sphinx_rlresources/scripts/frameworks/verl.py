@@ -1,0 +1,311 @@
+"""verl and verl-recipe: Hydra ``key=value`` overrides on ``python3 -m verl.trainer.main_ppo`` (or a recipe's trainer).
+
+Both config layouts are read: the legacy one, where Megatron is its own config
+(``--config-name=ppo_megatron_trainer``), and the current one, where a top-level
+``model_engine=megatron`` (or ``actor@actor_rollout_ref.actor=mlite_actor``) picks the
+engine.  verl's own defaults (``verl/trainer/config/ppo_trainer.yaml`` and its
+``actor``, ``rollout``, ``engine`` and ``data`` groups, at verl-project/verl@1dda039)
+apply only when the script runs verl's own trainer with a stock config; a recipe brings
+its own config, whose defaults are not read, so what its script does not say is unknown.
+Deprecated keys are read, and reported (verl's ``examples/README.md`` lists them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TypeVar
+
+from sphinx_rlresources.scripts.frameworks.base import (
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    as_text,
+    default,
+    derived,
+    first,
+    from_override,
+    module_after,
+)
+from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
+from sphinx_rlresources.scripts.hydra import read_hydra
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+from sphinx_rlresources.scripts.settings import STOCK_CONFIGS, STOCK_ENTRY_POINTS, ScriptSettings
+
+NAME = "verl"
+A = "actor_rollout_ref.actor"
+R = "actor_rollout_ref.rollout"
+M = "actor_rollout_ref.model"
+VERL_KEYS = (
+    "actor_rollout_ref.",
+    "algorithm.adv_estimator=",
+    "trainer.n_gpus_per_node=",
+    "trainer.nnodes=",
+    "critic.",
+    "reward_model.",
+    "custom_reward_function.",
+)
+"""Overrides only verl's config has: a command passing one is a verl launch whatever its file is called."""
+FOREIGN = ("skyrl", "openrlhf", "slime", "nemo_rl", "trl", "open_instruct", "roll", "areal", "examples.")
+"""Module prefixes of other frameworks' trainers (``examples.`` is SkyRL's)."""
+STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
+
+#: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
+DEPRECATED = {
+    f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
+    f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
+    "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
+    f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
+    "data.val_batch_size": "(nothing: it is ignored)",
+}
+T = TypeVar("T")
+ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
+
+
+def claims(command: Command) -> bool:
+    """verl's trainers and recipes; a trainer of unknown name passing verl's own override groups or config."""
+    module, _after = module_after(command)
+    if module is not None:
+        if module.startswith(("verl.", "recipe.", "verl/", "recipe/")):
+            return True
+        if not module.endswith(".py") or module.startswith(FOREIGN):
+            return False  # another framework's module (skyrl.train..., openrlhf.cli...)
+    values = [field.value if field.value is not None else field.word.raw for field in command.fields]
+    if any(v.startswith(VERL_KEYS) for v in values):
+        return True
+    return any(
+        (v.startswith("--config-name") and STOCK_NAME.search(v)) or v in ("--config-name", "-cn") for v in values
+    ) and any("=" in v and "." in v.split("=", 1)[0] for v in values)
+
+
+def read(command: Command, reading: Interpreter, path: str) -> Run:
+    """The :class:`Run` of a verl launch command."""
+    s = read_hydra(reading, command)
+    recipe = bool(s.entry_point and s.entry_point.startswith("recipe.")) or any(
+        "recipe/" in (f.value or "") for f in command.fields if (f.value or "").startswith("--config-path")
+    )
+    return _Reader(s, reading, path, "verl-recipe" if recipe else NAME).run()
+
+
+class _Reader:
+    def __init__(self, s: ScriptSettings, reading: Interpreter, path: str, framework: str) -> None:
+        self.s = s
+        self.reading = reading
+        self.path = path
+        self.framework = framework
+        self.stock = s.stock_config
+
+    def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
+        """A key as written, else verl's default (only with a stock config)."""
+        found = from_override(self.s.overrides.get(key), convert)
+        if found.line or fallback is None or not self.stock:
+            return found
+        return default(fallback, f"{key}={fallback} (verl's default)")
+
+    def run(self) -> Run:
+        per_node = self.get("trainer.n_gpus_per_node", as_int, 8)
+        nodes = self.get("trainer.nnodes", as_int, 1)
+        trainer_gpus = derived(
+            _product(per_node, nodes),
+            [per_node, nodes],
+            f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}",
+        )
+        roles, gpus = self._pools(trainer_gpus, per_node, nodes)
+        algorithm = self.get("algorithm.adv_estimator", as_lower, "gae")
+        lora = self._lora()
+        rollout_n = self.get(f"{R}.n", as_int, 1)
+        micro = self._micro(f"{A}.ppo_micro_batch_size", gpus)
+        log_prob = self._micro(f"{R}.log_prob_micro_batch_size", gpus)
+        engine_config = "megatron" if self._backend().value == "megatron" else "fsdp_config"
+        param_offload = self.get(f"{A}.{engine_config}.param_offload", as_bool, False)
+        optimizer_offload = self.get(f"{A}.{engine_config}.optimizer_offload", as_bool, False)
+        policy = self.get(f"{A}.fsdp_config.offload_policy", as_bool, False)
+        use_kl = _either(
+            self.get(f"{A}.use_kl_loss", as_bool, False), self.get("algorithm.use_kl_in_reward", as_bool, False)
+        )
+        critic = self.get("critic.enable", as_bool)
+        if critic.value is None and algorithm.value is not None:
+            critic = derived(algorithm.value == "gae", [algorithm], "a critic for GAE (algorithm.adv_estimator)")
+        run = Run(
+            path=self.path,
+            framework=self.framework,
+            entry_point=self.s.entry_point,
+            launch_line=self.s.trainer_line,
+            gpus=gpus,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            roles=roles,
+            colocated=default(True, "verl's hybrid engine (actor, rollout and reference share the GPUs)"),
+            train_backend=self._backend(),
+            train_tp=self.get(f"{A}.megatron.tensor_model_parallel_size", as_int, 1),
+            train_pp=self.get(f"{A}.megatron.pipeline_model_parallel_size", as_int, 1),
+            train_ep=self.get(f"{A}.megatron.expert_model_parallel_size", as_int, 1),
+            train_cp=self.get(f"{A}.megatron.context_parallel_size", as_int, 1),
+            ulysses_sp=first(
+                self.get(f"{A}.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
+                self.get(f"{A}.fsdp_config.ulysses_sequence_parallel_size", as_int, 1),
+            ),
+            lora_rank=lora,
+            lora_targets=self.get(f"{M}.target_modules", as_text),
+            model=self.get(f"{M}.path", as_text),
+            algorithm=algorithm,
+            use_kl=use_kl,
+            critic=critic,
+            prompt_length=self.get("data.max_prompt_length", as_int, 512),
+            response_length=self.get("data.max_response_length", as_int, 512),
+            train_batch_size=self.get("data.train_batch_size", as_int, 1024),
+            mini_batch_size=self.get(f"{A}.ppo_mini_batch_size", as_int, 256),
+            micro_batch_per_gpu=micro,
+            log_prob_micro_batch_per_gpu=log_prob,
+            dynamic_batch=self.get(f"{A}.use_dynamic_bsz", as_bool, False),
+            max_token_len_per_gpu=self.get(f"{A}.ppo_max_token_len_per_gpu", as_int, 16384),
+            rollout_n=rollout_n,
+            param_offload=param_offload,
+            optimizer_offload=optimizer_offload,
+            ref_param_offload=self.get(f"actor_rollout_ref.ref.{engine_config}.param_offload", as_bool, False),
+            offload_mode=_offload_mode(policy, param_offload, optimizer_offload),
+            gradient_checkpointing=self.get(f"{M}.enable_gradient_checkpointing", as_bool, True),
+            entropy_checkpointing=self.get(f"{A}.entropy_checkpointing", as_bool, False),
+            engine=self.get(f"{R}.name", as_lower),
+            rollout_tp=self.get(f"{R}.tensor_model_parallel_size", as_int, 2),
+            memory_fraction=self.get(f"{R}.gpu_memory_utilization", as_float, 0.5),
+            free_cache_engine=self.get(f"{R}.free_cache_engine", as_bool, True),
+            max_num_seqs=self.get(f"{R}.max_num_seqs", as_int, 1024),
+            deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
+            variables=dict(self.s.variables),
+        )
+        problems = list(self._problems()) + common_problems(run, self.reading, self.s)
+        return _with(run, problems)
+
+    def _pools(
+        self, trainer: Found[int], per_node: Found[int], nodes: Found[int]
+    ) -> tuple[tuple[Role, ...], Found[int]]:
+        """The trainer's GPUs plus any pool of its own: a reward model, a distillation teacher, an async rollout."""
+        roles = [Role("trainer", trainer, nodes, per_node)]
+        extra: list[tuple[str, str]] = []
+        if as_bool(self.s.text("reward.reward_model.enable_resource_pool") or "") or as_bool(
+            self.s.text("reward_model.enable_resource_pool") or ""
+        ):
+            extra.append(
+                (
+                    "reward",
+                    "reward.reward_model" if "reward.reward_model.nnodes" in self.s.overrides else "reward_model",
+                )
+            )
+        if as_bool(self.s.text("distillation.enabled") or ""):
+            extra.append(("teacher", "distillation"))
+        if "rollout.nnodes" in self.s.overrides:
+            extra.append(("rollout", "rollout"))
+        elif (as_int(self.s.text(f"{R}.nnodes") or "") or 0) > 0:
+            extra.append(("rollout", R))
+        total = trainer
+        for role, prefix in extra:
+            pool_nodes = from_override(self.s.overrides.get(f"{prefix}.nnodes"), as_int)
+            pool_per_node = from_override(self.s.overrides.get(f"{prefix}.n_gpus_per_node"), as_int)
+            pool = derived(_product(pool_per_node, pool_nodes), [pool_per_node, pool_nodes], f"{prefix}.*")
+            roles.append(Role(role, pool, pool_nodes, pool_per_node))
+            written = f"{total.written} + {role} {pool_per_node.value} × {pool_nodes.value}"
+            total = derived(_sum(total, pool), [total, pool], written)
+        return tuple(roles), total
+
+    def _backend(self) -> Found[str]:
+        s = self.s
+        engine = s.overrides.get("model_engine")
+        if engine is not None:
+            found = from_override(engine, as_lower)
+            if found.value in ENGINES and found.value != "dp":
+                return Found(ENGINES[found.value], found.origin, found.line, found.written)
+        mlite = s.overrides.get("actor@actor_rollout_ref.actor")
+        if mlite is not None and "mlite" in (mlite.value or ""):
+            return Found("megatron", Origin.SET, mlite.line, mlite.raw)
+        strategy = from_override(s.overrides.get(f"{A}.strategy"), as_lower)
+        if strategy.line:
+            value = strategy.value
+            backend = "fsdp" if value in ("fsdp", "fsdp2", "fsdp_turbo") else value if value == "megatron" else None
+            return Found(backend, strategy.origin if backend else Origin.UNKNOWN, strategy.line, strategy.written)
+        legacy = s.overrides.get(f"{A}.model_engine")
+        if legacy is not None and (legacy.value or "").strip("'\"").lower() == "megatron":
+            return Found("megatron", Origin.SET, legacy.line, legacy.raw)
+        if s.config_name is not None and "megatron" in s.config_name.lower():
+            return Found("megatron", Origin.SET, s.config_name_line, f"--config-name={s.config_name}")
+        if self.stock:
+            return default("fsdp", "verl's default config (no --config-name, no actor_rollout_ref.actor.strategy)")
+        return UNKNOWN
+
+    def _lora(self) -> Found[int]:
+        rank = from_override(self.s.overrides.get(f"{M}.lora.rank"), as_int)
+        if rank.value:
+            return rank
+        old = from_override(self.s.overrides.get(f"{M}.lora_rank"), as_int)
+        adapter = self.s.overrides.get(f"{M}.lora_adapter_path")
+        if adapter is not None and not old.value:
+            return Found(None, Origin.RUNTIME, adapter.line, adapter.raw)  # LoRA, with the adapter's own rank
+        if old.line:
+            return old
+        if rank.line:
+            return rank
+        return default(0, f"{M}.lora_rank=0 (verl's default: the whole model trains)") if self.stock else UNKNOWN
+
+    def _micro(self, key: str, gpus: Found[int]) -> Found[int]:
+        """The per-GPU micro-batch; the deprecated global one is divided by the GPUs, as verl does."""
+        per_gpu = self.get(f"{key}_per_gpu", as_int)
+        if per_gpu.line:
+            return per_gpu
+        total = from_override(self.s.overrides.get(key), as_int)
+        if total.value is not None and gpus.value:
+            return derived(max(total.value // gpus.value, 1), [total, gpus], f"{total.written} over {gpus.value} GPUs")
+        return total if total.line else UNKNOWN
+
+    def _problems(self) -> list[Problem]:
+        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.s.problems]
+        for key, replacement in DEPRECATED.items():
+            override = self.s.overrides.get(key)
+            if override is not None:
+                found.append(
+                    Problem(
+                        override.line,
+                        f"{key} is deprecated in verl; use {replacement}",
+                        key,
+                        kind="deprecated",
+                        severity="warning",
+                    )
+                )
+        found.extend(duplicate_problems(self.s))
+        return found
+
+
+def _product(a: Found[int], b: Found[int]) -> int | None:
+    return a.value * b.value if a.value is not None and b.value is not None else None
+
+
+def _sum(a: Found[int], b: Found[int]) -> int | None:
+    return a.value + b.value if a.value is not None and b.value is not None else None
+
+
+def _either(a: Found[bool], b: Found[bool]) -> Found[bool]:
+    if a.value or b.value:
+        return a if a.value else b
+    if a.value is None or b.value is None:
+        return a if a.value is None else b
+    return a if a.line else b
+
+
+def _offload_mode(policy: Found[bool], params: Found[bool], optimizer: Found[bool]) -> Found[str]:
+    if policy.value:
+        return Found("compute", policy.origin, policy.line, policy.written)
+    if params.value or optimizer.value:
+        chosen = params if params.value else optimizer
+        return Found("phase", chosen.origin, chosen.line, "verl's FSDP offload: states come back for their phase")
+    return UNKNOWN
+
+
+def _with(run: Run, problems: list[Problem]) -> Run:
+    return replace(run, problems=tuple(problems))
+
+
+__all__ = ["NAME", "STOCK_CONFIGS", "STOCK_ENTRY_POINTS", "claims", "read"]

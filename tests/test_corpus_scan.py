@@ -1,0 +1,108 @@
+"""benchmarks/corpus_scan.py on small trees: what it claims, what it compares, and that a wrong value is counted.
+
+The benchmark reads real repositories; here it reads the adapters' own fixture trees and
+a few lines written in place, so it runs in a moment and without the network.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import corpus_scan
+
+FIXTURES = Path(__file__).parent / "frameworks"
+
+
+def test_a_tree_is_scanned_per_framework(tmp_path: Path) -> None:
+    tree = tmp_path / "THUDM+slime"
+    shutil.copytree(FIXTURES / "slime", tree)
+    (tree / ".git").mkdir()
+    (tree / ".git" / "hook.sh").write_text("python3 train.py --hf-checkpoint m --actor-num-nodes 1\n")
+    runs = corpus_scan.scan(tree)
+    assert sorted(runs) == [
+        "examples/distill/run_teacher.sh",
+        "examples/search/run_colocated_rollout.sh",
+        "scripts/run-detected-gpus.sh",
+        "scripts/run-mla-disaggregated.sh",
+        "scripts/run-qwen2.5-1.5B.sh",
+        "scripts/run-sft.sh",
+    ]
+    summary = corpus_scan.summary(runs)["slime"]
+    assert summary["files"] == 6
+    assert summary["known"] == {"gpus": 5, "engine": 5, "train_backend": 6, "model": 5}
+
+
+def test_truth_rows_count_right_unknown_and_wrong(tmp_path: Path) -> None:
+    tree = tmp_path / "THUDM+slime"
+    shutil.copytree(FIXTURES / "slime", tree)
+    rows = [
+        {"repo": "THUDM/slime", "path": "scripts/run-qwen2.5-1.5B.sh", "gpus": 8, "engine": "sglang", "model": None},
+        {"repo": "THUDM/slime", "path": "scripts/run-detected-gpus.sh", "total_gpus": 8},
+        {"repo": "THUDM/slime", "path": "examples/distill/run_teacher.sh", "gpus": 6, "train_backend": "Megatron"},
+        {"repo": "other/repo", "path": "scripts/run-sft.sh", "gpus": 1},
+        {"path": "scripts/missing.sh", "gpus": 1},
+    ]
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    result = corpus_scan.compare({tree.name: corpus_scan.scan(tree)}, corpus_scan.truth_rows([truth]))
+    assert result["counts"] == {"right": 3, "unknown": 1, "wrong": 1}
+    assert result["wrong"] == [
+        {"tree": "THUDM+slime", "path": "examples/distill/run_teacher.sh", "field": "gpus", "got": 7, "expected": 6}
+    ]
+    assert result["not_claimed"] == ["scripts/missing.sh"]
+
+
+def test_main_fails_when_a_value_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "OpenRLHF+OpenRLHF"
+    shutil.copytree(FIXTURES / "openrlhf", tree)
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text(json.dumps({"path": "examples/scripts/train_ppo_hybrid.sh", "gpus": 16}) + "\n")
+    assert corpus_scan.main([str(tree), "--truth", str(truth)]) == 1
+    assert (
+        "WRONG OpenRLHF+OpenRLHF:examples/scripts/train_ppo_hybrid.sh gpus: got 8, expected 16"
+        in capsys.readouterr().out
+    )
+    truth.write_text(json.dumps({"path": "examples/scripts/train_ppo_hybrid.sh", "gpus": 8}) + "\n")
+    assert corpus_scan.main([str(tree), "--truth", str(truth), "--json"]) == 0
+
+
+def test_snippets_keep_only_command_lines_of_shell_blocks() -> None:
+    markdown = (
+        "Run it:\n"
+        "```yaml\n"
+        "num_processes: 4\n"
+        "```\n"
+        "It's easy:\n"
+        "```bash\n"
+        "# a comment that isn't kept\n"
+        "trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B \\\n"
+        "  --num_processes 4\n"
+        "```\n"
+    )
+    [(name, text)] = corpus_scan.snippets("docs/clis.md", markdown)
+    assert name == "docs/clis.md#L7-9"
+    assert text.splitlines()[7:9] == ["trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B \\", "  --num_processes 4"]
+    python = '"""Usage:\n\n    accelerate launch --num_processes 2 trl/scripts/grpo.py --use_vllm\n"""\nimport os\n'
+    [(name, text)] = corpus_scan.snippets("x.py", python)
+    assert name == "x.py#L1-4"
+    assert "accelerate launch" in text and "Usage" not in text
+    assert corpus_scan.snippets("y.py", "import os\n") == []
+
+
+def test_tree_files_stay_inside_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.sh").write_text("x=1\n")
+    (tmp_path / "secret.sh").write_text("no\n")
+    files = corpus_scan.TreeFiles(tmp_path / "tree")
+    assert files.read("a.sh") == "x=1\n"
+    assert files.read("../secret.sh") is None
+    assert files.read("/etc/passwd") is None
+    (tmp_path / "tree" / "link.sh").symlink_to(tmp_path / "secret.sh")
+    assert files.read("link.sh") is None

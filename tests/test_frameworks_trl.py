@@ -1,0 +1,262 @@
+"""TRL's launches and accelerate's configs, read: every value each fixture settles, and nothing it does not.
+
+The fixtures (tests/frameworks/trl/) are written in TRL's idioms -- ``accelerate launch
+--config_file``, ``trl grpo|rloo``, ``trl vllm-serve`` beside the trainer with
+``CUDA_VISIBLE_DEVICES`` on each, a SLURM pair of ``srun``\\ s -- and the accelerate
+configs they name, read through a fake :class:`~sphinx_rlresources.scripts.files.Files`
+holding the fixture tree.  A config that cannot be read leaves the count unknown: the
+8 of accelerate's shipped examples is never assumed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx_rlresources.scripts.frameworks import read_file
+from sphinx_rlresources.scripts.run import Origin, Run
+
+ROOT = Path(__file__).parent / "frameworks" / "trl"
+
+
+class FakeFiles:
+    def __init__(self) -> None:
+        self.texts = {str(p.relative_to(ROOT)): p.read_text("utf-8") for p in ROOT.rglob("*") if p.is_file()}
+        self.asked: list[str] = []
+
+    def read(self, path: str) -> str | None:
+        self.asked.append(path)
+        return self.texts.get(path)
+
+
+def read(path: str, files: FakeFiles | None = None) -> Run:
+    return read_file((ROOT / path).read_text("utf-8"), path, None, files if files is not None else FakeFiles())
+
+
+def text(script: str, files: FakeFiles | None = None) -> Run:
+    return read_file(script, "examples/scripts/x.sh", None, files if files is not None else FakeFiles())
+
+
+def settled(run: Run) -> dict[str, Any]:
+    return {name: found.value for name, found in run.settings().items() if found.value is not None}
+
+
+def roles(run: Run) -> list[tuple[str, int | None]]:
+    return [(role.name, role.gpus.value) for role in run.roles]
+
+
+def test_trls_own_script_colocated_with_the_config_it_names() -> None:
+    files = FakeFiles()
+    run = read("examples/scripts/grpo_colocate.sh", files)
+    assert "examples/accelerate_configs/zero3_offload.yaml" in files.asked
+    assert (run.framework, run.entry_point, run.launch_line) == ("trl", "trl/scripts/grpo.py", 5)
+    assert settled(run) == {
+        "gpus": 8,
+        "nodes": 1,
+        "gpus_per_node": 8,
+        "colocated": True,
+        "train_backend": "deepspeed",
+        "lora_rank": 32,
+        "model": "Qwen/Qwen2.5-1.5B-Instruct",
+        "algorithm": "grpo",
+        "use_kl": False,  # beta 0.0 by default: no reference
+        "critic": False,
+        "response_length": 512,
+        "micro_batch_per_gpu": 4,
+        "rollout_n": 16,
+        "param_offload": False,
+        "optimizer_offload": True,
+        "offload_mode": "compute",
+        "gradient_checkpointing": True,
+        "engine": "vllm",
+        "rollout_tp": 1,
+        "memory_fraction": 0.4,
+    }
+    assert (run.gpus.origin, run.gpus.file) == (Origin.SET, "examples/accelerate_configs/zero3_offload.yaml")
+    assert run.response_length.origin is Origin.FRAMEWORK_DEFAULT
+    assert run.problems == ()
+
+
+def test_server_and_trainer_pinned_to_devices_count_the_devices() -> None:
+    run = read("examples/scripts/grpo_server.sh")
+    assert run.entry_point == "train_grpo.py"
+    assert settled(run) == {
+        "gpus": 8,
+        "colocated": False,
+        "train_backend": "deepspeed",
+        "model": "Qwen/Qwen2.5-7B",  # what the server serves: TRL syncs the trained weights to it
+        "param_offload": False,
+        "optimizer_offload": True,
+        "offload_mode": "compute",
+        "engine": "vllm",
+        "rollout_tp": 2,
+        "memory_fraction": 0.9,
+    }
+    assert roles(run) == [("trainer", 4), ("rollout", 4)]
+    assert run.gpus.written == "devices 0,1,2,3,4,5,6,7"
+    assert run.model.origin is Origin.DERIVED
+    # A user's train_grpo.py may set anything in code: no TRL defaults for it.
+    for name in ("lora_rank", "rollout_n", "algorithm", "response_length", "gradient_checkpointing"):
+        assert getattr(run, name).value is None
+
+
+def test_the_trl_cli_without_a_config_leaves_the_backend_to_accelerate() -> None:
+    run = read("examples/scripts/rloo_cli.sh")
+    assert (run.entry_point, run.algorithm.value) == ("trl rloo", "rloo")
+    assert settled(run) == {
+        "gpus": 2,
+        "lora_rank": 0,
+        "model": "Qwen/Qwen2.5-0.5B",
+        "algorithm": "rloo",
+        "use_kl": True,  # RLOO's beta is 0.05
+        "critic": False,
+        "response_length": 512,
+        "rollout_n": 2,
+        "gradient_checkpointing": True,
+        "engine": "hf",
+    }
+    assert run.train_backend.origin is Origin.RUNTIME
+    assert run.engine.origin is Origin.FRAMEWORK_DEFAULT
+
+
+def test_a_cli_config_and_a_named_accelerate_config() -> None:
+    files = FakeFiles()
+    run = read("examples/scripts/grpo_cli_config.sh", files)
+    assert "examples/cli_configs/grpo.yaml" in files.asked
+    assert "trl/accelerate_configs/zero2.yaml" in files.asked  # TRL's own, not in this tree
+    assert settled(run) == {
+        "gpus": 4,
+        "colocated": True,
+        "train_backend": "deepspeed",
+        "lora_rank": 0,
+        "model": "Qwen/Qwen2.5-0.5B-Instruct",
+        "algorithm": "grpo",
+        "use_kl": False,
+        "critic": False,
+        "response_length": 2048,
+        "rollout_n": 4,
+        "gradient_checkpointing": True,
+        "engine": "vllm",
+        "rollout_tp": 1,
+        "memory_fraction": 0.3,
+    }
+    assert (run.gpus.file, run.gpus.line) == ("examples/cli_configs/grpo.yaml", 8)
+    assert run.train_backend.origin is Origin.DERIVED  # from the name zero2
+    assert run.nodes.value is None
+
+
+def test_a_config_outside_the_repository_leaves_the_gpus_unknown() -> None:
+    run = read("examples/scripts/grpo_unreadable_config.sh")
+    assert settled(run) == {"model": "Qwen/Qwen3-0.6B", "rollout_n": 8, "engine": "vllm"}
+    assert run.gpus.origin is Origin.RUNTIME
+    assert run.colocated.value is None  # an example may choose its vLLM mode in code
+
+
+def test_slurm_trainer_nodes_plus_a_vllm_node() -> None:
+    run = read("examples/scripts/slurm_server.sh")
+    assert run.entry_point == "train_grpo.py"
+    assert settled(run) == {
+        "gpus": 40,
+        "colocated": False,
+        "train_backend": "fsdp",
+        "train_tp": 1,
+        "train_cp": 2,
+        "model": "Qwen/Qwen2.5-72B",
+        "param_offload": True,
+        "offload_mode": "compute",
+        "engine": "vllm",
+        "rollout_tp": 8,
+        "memory_fraction": 0.9,
+    }
+    trainer = run.roles[0]
+    # --num_processes 32 --num_machines 4 on the command line win over the config's 16 and 2.
+    assert (trainer.gpus.value, trainer.nodes.value, trainer.gpus_per_node.value) == (32, 4, 8)
+    assert roles(run) == [("trainer", 32), ("rollout", 8)]
+    assert run.gpus.origin is Origin.FRAMEWORK_DEFAULT  # the server's data-parallel size is TRL's default 1
+
+
+def test_a_single_process_trainer_beside_its_server() -> None:
+    run = read("examples/scripts/python_pair.sh")
+    assert settled(run) == {
+        "gpus": 2,
+        "colocated": False,
+        "train_backend": "single",
+        "model": "Qwen/Qwen3-1.7B",
+        "engine": "vllm",
+        "rollout_tp": 1,
+        "memory_fraction": 0.9,
+    }
+    assert run.gpus.written == "devices 0,1"
+
+
+def test_accelerate_configs_on_their_own() -> None:
+    run = read("examples/accelerate_configs/fsdp2_two_nodes.yaml")
+    assert run.framework == "accelerate"
+    assert settled(run) == {
+        "gpus": 16,
+        "nodes": 2,
+        "gpus_per_node": 8,
+        "train_backend": "fsdp",
+        "train_tp": 1,
+        "train_cp": 2,
+        "param_offload": True,
+        "offload_mode": "compute",
+        "gradient_checkpointing": True,
+    }
+    run = read("examples/accelerate_configs/zero3_offload.yaml")
+    assert settled(run) == {
+        "gpus": 8,
+        "nodes": 1,
+        "gpus_per_node": 8,
+        "train_backend": "deepspeed",
+        "param_offload": False,
+        "optimizer_offload": True,
+        "offload_mode": "compute",
+    }
+    assert (run.gpus.line, run.train_backend.line) == (12, 9)
+
+
+def test_distributed_type_no_is_one_process_whatever_num_processes_says() -> None:
+    run = read("examples/accelerate_configs/single_gpu.yaml")
+    assert settled(run) == {"gpus": 1, "nodes": 1, "gpus_per_node": 1, "train_backend": "single"}
+    [problem] = run.problems
+    assert (problem.line, problem.severity) == (8, "warning")
+    unquoted = read_file("distributed_type: NO\nnum_processes: 4\nnum_machines: 1\n", "c.yaml")
+    assert (unquoted.gpus.value, unquoted.train_backend.value) == (1, "single")
+    launched = text("accelerate launch --config_file examples/accelerate_configs/single_gpu.yaml trl/scripts/grpo.py\n")
+    assert (launched.gpus.value, launched.train_backend.value) == (1, "single")
+
+
+def test_a_server_mode_whose_server_runs_elsewhere_leaves_the_total_unknown() -> None:
+    run = text("accelerate launch --num_processes 8 train.py --use_vllm --vllm_mode server --vllm_server_host h\n")
+    assert run.gpus.value is None
+    assert roles(run) == [("trainer", 8), ("rollout", None)]
+
+
+def test_visible_devices_without_a_config_or_a_count_are_the_processes() -> None:
+    run = text("CUDA_VISIBLE_DEVICES=0,1,2 accelerate launch train.py --use_vllm\n")
+    assert (run.gpus.value, run.gpus.origin) == (3, Origin.DERIVED)
+    run = text("accelerate launch --use_deepspeed --num_processes 4 train.py --num_generations 4\n")
+    assert (run.gpus.value, run.train_backend.value) == (4, "deepspeed")
+    run = text("python train.py --use_vllm\n")
+    assert (run.gpus.value, run.gpus.origin) == (None, Origin.RUNTIME)
+
+
+def test_sft_has_no_rollout_and_other_launchers_are_not_trl() -> None:
+    run = text("trl sft --model_name_or_path Qwen/Qwen2-0.5B --use_peft --num_processes 8\n")
+    assert (run.framework, run.engine.value, run.lora_rank.value, run.gpus.value) == ("trl", None, 16, 8)
+    assert text("accelerate launch --num_processes 8 open_instruct/finetune.py --use_flash_attn\n").framework is None
+    assert text("python train.py --epochs 2\n").framework is None
+
+
+def test_a_server_only_script_says_the_servers_gpus_not_the_runs() -> None:
+    run = text("CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model Qwen/Qwen2.5-7B --tensor-parallel-size 2\n")
+    assert (run.framework, run.engine.value, run.model.value) == ("trl", "vllm", "Qwen/Qwen2.5-7B")
+    assert run.gpus.value is None
+    assert roles(run) == [("rollout", 2)]
+    assert text("trl vllm-serve --model <model_name>\n").model.value is None
+
+
+def test_an_elided_command_takes_no_default() -> None:
+    run = text("trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --num_processes 4 ...\n")
+    assert settled(run) == {"gpus": 4, "model": "Qwen/Qwen2.5-0.5B", "algorithm": "grpo", "critic": False}
