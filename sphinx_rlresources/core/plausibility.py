@@ -42,7 +42,7 @@ def estimate_row(entry: Entry, script: Run | ScriptSettings | None) -> Result | 
 
 def check_row(entry: Entry, found: Result | None) -> Diagnostic | None:
     """A finding when the floor does not fit the row's own GPUs."""
-    if found is None or found.verdict != "does-not-fit":
+    if found is None or not found.impossible:
         return None
     line, column = entry.at("gpus")
     where = f"{entry.source.path}:{entry.source.line}"

@@ -20,7 +20,7 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
 from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
-from sphinx_rlresources.scripts.run import Found, Origin, Run
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Run
 from sphinx_rlresources.scripts.settings import Override, ScriptSettings
 
 VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
@@ -262,14 +262,14 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
             value = (s.text(key) or "").strip().lower()
             if value in ("true", "1", "yes", "false", "0", "no"):
                 return _set(value in ("true", "1", "yes"), at(key))
-        return Found()
+        return UNKNOWN
 
     def integer(*keys: str) -> Found[int]:
         for key in keys:
             value = s.integer(key)
             if value is not None:
                 return _set(value, at(key))
-        return Found()
+        return UNKNOWN
 
     def number(*keys: str) -> Found[float]:
         for key in keys:
@@ -280,7 +280,7 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
                 value = None
             if value is not None:
                 return _set(value, at(key))
-        return Found()
+        return UNKNOWN
 
     sp = s.integer(f"{ACTOR}.ulysses_sequence_parallel_size") or 1
     groups = (s.gpus // sp) if s.gpus and sp else None
@@ -290,7 +290,7 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
         if found.known or not groups:
             return found
         total = s.integer(global_key)
-        return _set(total // groups, at(global_key), Origin.DERIVED) if total and total >= groups else Found()
+        return _set(total // groups, at(global_key), Origin.DERIVED) if total and total >= groups else UNKNOWN
 
     fraction = number(f"{ROLLOUT}.gpu_memory_utilization", f"{ROLLOUT}.mem_fraction_static")
     if not fraction.known and s.stock_config:
@@ -303,23 +303,23 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
         use_kl = Found(False, Origin.FRAMEWORK_DEFAULT)
     estimator = s.adv_estimator
     coeff = number(f"{ACTOR}.entropy_coeff")
-    entropy = Found(coeff.value != 0, coeff.origin, coeff.line, coeff.written) if coeff.known else Found()
+    entropy = Found(coeff.value != 0, coeff.origin, coeff.line, coeff.written) if coeff.known else UNKNOWN
     compute = flag(f"{ACTOR}.fsdp_config.offload_policy")
     return Run(
         framework="verl",
         entry_point=s.entry_point,
-        train_backend=Found(backend, Origin.SET) if backend else Found(),
+        train_backend=Found(backend, Origin.SET) if backend else UNKNOWN,
         train_tp=integer(f"{ACTOR}.megatron.tensor_model_parallel_size"),
         train_pp=integer(f"{ACTOR}.megatron.pipeline_model_parallel_size"),
         train_ep=integer(f"{ACTOR}.megatron.expert_model_parallel_size"),
         train_cp=integer(f"{ACTOR}.megatron.context_parallel_size"),
         ulysses_sp=integer(f"{ACTOR}.ulysses_sequence_parallel_size"),
-        lora_rank=Found(s.lora_rank, Origin.SET) if s.lora_rank is not None else Found(),
+        lora_rank=Found(s.lora_rank, Origin.SET) if s.lora_rank is not None else UNKNOWN,
         lora_targets=_set(
             s.text("actor_rollout_ref.model.target_modules"), at("actor_rollout_ref.model.target_modules")
         ),
-        model=Found(s.model_path, Origin.SET) if s.model_path else Found(),
-        critic=Found(estimator == "gae", Origin.SET) if estimator else Found(),
+        model=Found(s.model_path, Origin.SET) if s.model_path else UNKNOWN,
+        critic=Found(estimator == "gae", Origin.SET) if estimator else UNKNOWN,
         use_kl=use_kl,
         prompt_length=integer("data.max_prompt_length"),
         response_length=integer("data.max_response_length"),
@@ -344,7 +344,7 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
             f"{ACTOR}.entropy_from_logits_with_chunking", "actor_rollout_ref.ref.entropy_from_logits_with_chunking"
         ),
         fused_kernels=flag("actor_rollout_ref.model.use_fused_kernels"),
-        engine=Found(s.rollout_name, Origin.SET) if s.rollout_name else Found(),
+        engine=Found(s.rollout_name, Origin.SET) if s.rollout_name else UNKNOWN,
         rollout_tp=integer(f"{ROLLOUT}.tensor_model_parallel_size"),
         memory_fraction=fraction,
         free_cache_engine=flag(f"{ROLLOUT}.free_cache_engine"),
@@ -355,5 +355,5 @@ def run_from_settings(settings: ScriptSettings | None) -> Run | None:
 
 def _set(value: Any, override: Override | None, origin: Origin = Origin.SET) -> Found[Any]:
     if value is None:
-        return Found()
+        return UNKNOWN
     return Found(value, origin, override.line if override else 0, override.raw if override else "")

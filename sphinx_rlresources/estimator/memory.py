@@ -7,6 +7,9 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
+
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.phases import build
 from sphinx_rlresources.estimator.plan import (
@@ -21,7 +24,6 @@ from sphinx_rlresources.estimator.plan import (
     Estimate,
     Moment,
     Plan,
-    Result,
     Term,
     algorithm_of,
     known_task,
@@ -50,6 +52,71 @@ __all__ = [
 ]
 
 
+@dataclass
+class Result:
+    """The floor and the expected peak of one plan, and the verdict they give.
+
+    The expected peak is built when first asked for: lint and the build check every row
+    against its floor alone (:attr:`impossible`), so they never pay for it.
+    """
+
+    arch: Architecture
+    plan: Plan
+    rollout_tp: int
+    floor: Estimate
+
+    @cached_property
+    def expected(self) -> Estimate:
+        return build(self.arch, self.plan, self.rollout_tp, expected=True)
+
+    @property
+    def impossible(self) -> bool:
+        """``does-not-fit``, from the floor alone."""
+        return bool(self.floor.problems) or self.floor.peak_gib > self.plan.device_gib or self._host_over(self.floor)
+
+    @property
+    def floor_gib(self) -> float:
+        return self.floor.peak_gib
+
+    @property
+    def expected_gib(self) -> float:
+        return self.expected.peak_gib
+
+    @property
+    def peak_gib(self) -> float:
+        """The floor's peak: the figure a row is checked against (the ``estimate`` column's ``≥``)."""
+        return self.floor.peak_gib
+
+    @property
+    def host_gib(self) -> float:
+        return self.expected.host_gib
+
+    @property
+    def problems(self) -> list[str]:
+        return self.floor.problems
+
+    def _host_over(self, found: Estimate) -> bool:
+        limit = self.plan.host_memory_gib
+        return limit is not None and found.host_gib > limit
+
+    @property
+    def verdict(self) -> str:
+        device = self.plan.device_gib
+        if self.impossible:
+            return "does-not-fit"
+        if self.expected.peak_gib > device or self._host_over(self.expected):
+            return "likely-oom"
+        return "tight" if self.expected.peak_gib > device * (1 - MARGIN) else "fits"
+
+    def limiting(self) -> tuple[str, Term | None]:
+        """What limits the verdict: (the phase or ``host``, its largest term)."""
+        figure = self.floor if self.verdict == "does-not-fit" else self.expected
+        if self._host_over(figure):
+            return "host", max(figure.host, key=lambda t: t.bytes, default=None)
+        moment = figure.peak
+        return (moment.name if moment else "resident"), figure.limiting()
+
+
 def rollout_tp(arch: Architecture, plan: Plan) -> int:
     """The engine's tensor parallelism: as given, or the largest the heads allow within its GPUs."""
     if plan.rollout_tp is not None:
@@ -64,7 +131,7 @@ def rollout_tp(arch: Architecture, plan: Plan) -> int:
 def estimate(arch: Architecture, plan: Plan) -> Result:
     """The floor and the expected peak of ``plan`` (see the module docstring)."""
     tp = rollout_tp(arch, plan)
-    return Result(arch, plan, tp, build(arch, plan, tp, expected=False), build(arch, plan, tp, expected=True))
+    return Result(arch, plan, tp, build(arch, plan, tp, expected=False))
 
 
 SEARCHED = (1, 2, 4, 8, *range(16, 4097, 8))

@@ -301,7 +301,7 @@ def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Esti
     one = arch.kv_bytes_per_token(tp) * sequence
     label = "gpu_memory_utilization" if plan.engine == "vllm" else "mem_fraction_static"
     device = plan.device_gib * 2**30
-    resident = found.resident_bytes if plan.colocated else 0.0
+    resident = sum(t.bytes for t in found.resident) if plan.colocated else 0.0  # not cached: still being built
     if plan.memory_fraction is None:
         batch = plan.max_num_seqs or DEFAULT_MAX_NUM_SEQS
         if plan.train_batch:

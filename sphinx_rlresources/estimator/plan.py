@@ -4,7 +4,7 @@
 flags leave silent); :mod:`.phases` turns it into two :class:`Estimate` figures -- the
 floor, with the fewest tokens a step can have, and the expected peak, at the stated
 lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
-:class:`Result` pairs them and gives the verdict, by one rule each:
+:class:`~.memory.Result` pairs them and gives the verdict, by one rule each:
 
 * ``does-not-fit``: the floor is above the device, the engine cannot start, or host
   memory (when known) cannot hold the floor's offloaded states;
@@ -16,8 +16,9 @@ lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
-from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture
+from sphinx_rlresources.estimator.architectures import ALL_LINEAR
 
 GIB = float(2**30)
 MARGIN = 0.10
@@ -211,39 +212,49 @@ class Estimate:
     engine_claim: float = 0.0
     """Bytes the rollout engine holds on each of its GPUs while it generates."""
 
-    @property
+    # An estimate is complete when phases.build returns it; its totals are asked for many times
+    # (the verdict, the column, the text), so each is computed once.
+    @cached_property
     def resident_bytes(self) -> float:
         return sum(t.bytes for t in self.resident)
 
     def largest(self, phase: str) -> Moment | None:
-        found = [m for m in self.moments if m.phase == phase]
-        return max(found, key=lambda m: m.total(self.resident_bytes)) if found else None
+        return self._largest.get(phase)
+
+    @cached_property
+    def _largest(self) -> dict[str, Moment]:
+        found: dict[str, Moment] = {}
+        for moment in self.moments:
+            known = found.get(moment.phase)
+            if known is None or moment.total(self.resident_bytes) > known.total(self.resident_bytes):
+                found[moment.phase] = moment
+        return found
 
     def phase_gib(self, phase: str) -> float:
         moment = self.largest(phase)
         return moment.total(self.resident_bytes) / GIB if moment else self.resident_bytes / GIB
 
-    @property
+    @cached_property
     def train_gib(self) -> float:
         return self.phase_gib("train")
 
-    @property
+    @cached_property
     def rollout_gib(self) -> float:
         return self.phase_gib("rollout")
 
-    @property
+    @cached_property
     def peak(self) -> Moment | None:
         return max(self.moments, key=lambda m: m.total(self.resident_bytes), default=None)
 
-    @property
+    @cached_property
     def peak_gib(self) -> float:
         return max(self.train_gib, self.rollout_gib)
 
-    @property
+    @cached_property
     def host_gib(self) -> float:
         return sum(t.bytes for t in self.host) / GIB
 
-    @property
+    @cached_property
     def trainer_gib(self) -> float:
         """The peak of what the trainer itself allocates: every moment without the engine's memory.
 
@@ -261,56 +272,3 @@ class Estimate:
             return max(self.resident, key=lambda t: t.bytes, default=None)
         terms = [*(self.resident if moment.with_resident else []), *moment.terms]
         return max(terms, key=lambda t: t.bytes, default=None)
-
-
-@dataclass
-class Result:
-    """The floor and the expected peak of one plan, and the verdict they give."""
-
-    arch: Architecture
-    plan: Plan
-    rollout_tp: int
-    floor: Estimate
-    expected: Estimate
-
-    @property
-    def floor_gib(self) -> float:
-        return self.floor.peak_gib
-
-    @property
-    def expected_gib(self) -> float:
-        return self.expected.peak_gib
-
-    @property
-    def peak_gib(self) -> float:
-        """The floor's peak: the figure a row is checked against (the ``estimate`` column's ``≥``)."""
-        return self.floor.peak_gib
-
-    @property
-    def host_gib(self) -> float:
-        return self.expected.host_gib
-
-    @property
-    def problems(self) -> list[str]:
-        return self.floor.problems
-
-    def _host_over(self, found: Estimate) -> bool:
-        limit = self.plan.host_memory_gib
-        return limit is not None and found.host_gib > limit
-
-    @property
-    def verdict(self) -> str:
-        device = self.plan.device_gib
-        if self.floor.problems or self.floor.peak_gib > device or self._host_over(self.floor):
-            return "does-not-fit"
-        if self.expected.peak_gib > device or self._host_over(self.expected):
-            return "likely-oom"
-        return "tight" if self.expected.peak_gib > device * (1 - MARGIN) else "fits"
-
-    def limiting(self) -> tuple[str, Term | None]:
-        """What limits the verdict: (the phase or ``host``, its largest term)."""
-        figure = self.floor if self.verdict == "does-not-fit" else self.expected
-        if self._host_over(figure):
-            return "host", max(figure.host, key=lambda t: t.bytes, default=None)
-        moment = figure.peak
-        return (moment.name if moment else "resident"), figure.limiting()
