@@ -274,4 +274,4 @@ def test_inspect_json_has_the_promised_keys(repo: Path, capsys: pytest.CaptureFi
     assert rlresources(["inspect", "examples/tuning/lora/run_qwen3_8b_fsdp.sh", "--env", "NGPUS_PER_NODE=4"]) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[0] == "examples/tuning/lora/run_qwen3_8b_fsdp.sh: verl (verl.trainer.main_ppo, line 51)"
-    assert "  gpus                           4                        env" in text
+    assert "  gpus                           4                        env                line 42" in text
