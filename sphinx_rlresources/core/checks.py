@@ -72,13 +72,21 @@ class Hints:
         groups = self._groups(folder)
         model, model_task = self._keys(name)
         too_many = 0
+        best: tuple[float, str] | None = None
+        # Every group small enough is searched and the nearest name wins: the narrow groups
+        # only bound the cost.  Taking the first group with any match would answer verl's
+        # misspelled 'qwen2-14b_grpo_4_h800_…' with the LoRA script of the same model field
+        # instead of 'qwen2_14b_grpo_4_h800_…', one character away.
         for group in (groups.get("/" + model_task, []), groups.get("/" + model, []), groups[""]):
             if len(group) > MAX_HINT_CANDIDATES:
                 too_many = max(too_many, len(group))
                 continue
-            close = difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6)
-            if close:
-                return close[0], 0
+            for close in difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6):
+                ratio = difflib.SequenceMatcher(None, name, close).ratio()
+                if best is None or ratio > best[0]:
+                    best = (ratio, close)
+        if best is not None:
+            return best[1], 0
         return None, too_many
 
 
