@@ -35,6 +35,7 @@ suppress_warnings = ["rlresources.stale"]
 html_theme = "furo"
 html_title = "sphinx-rlresources"
 html_static_path = ["_static"]
+html_css_files = ["rlr-docs.css"]  # the reference tables of docs/_ext wrap in every theme
 exclude_patterns = ["_build"]
 nitpicky = True
 

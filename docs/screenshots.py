@@ -1,7 +1,9 @@
-"""Take the theme gallery's screenshots: the table, filters and chart in each theme, light and dark.
+"""Take the theme gallery's screenshots: each theme at 1280 and 400 pixels, light and dark.
 
-Run by hand after a change to the table's HTML or CSS, then look at every image before
-committing it (``docs/compatibility.rst`` shows them)::
+At 1280 pixels, the filters, the all-sizes table and the chart; at 400 pixels (a phone),
+the first two rows as cards and the tall chart. Run by hand after a change to the
+table's HTML or CSS, then look at every image before committing it
+(``docs/compatibility.rst`` shows them)::
 
     .venv/bin/python docs/screenshots.py            # all themes, into docs/_static/screenshots/
     .venv/bin/python docs/screenshots.py --out /tmp/shots furo
@@ -64,12 +66,24 @@ def browser(profile: Path) -> Any:
     return chromium.start(profile)
 
 
-def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
-    """One PNG from the top of the filter block to the bottom of the chart, at scale 1."""
+SETTLED = """
+const done = arguments[arguments.length - 1];
+const ready = () => document.readyState === 'complete'
+  && document.documentElement.hasAttribute('data-rlresources-layout');
+const wait = () => ready()
+  ? document.fonts.ready.then(() => requestAnimationFrame(() => requestAnimationFrame(() => done())))
+  : setTimeout(wait, 20);
+wait();
+"""
+
+
+def load(driver: Any, url: str, width: int, dark: bool) -> None:
+    """Open ``url`` at ``width`` pixels in the light or dark scheme, once its layout has settled."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
+    driver.set_window_size(width, 1000)
     scheme = "dark" if dark else "light"
     driver.execute_cdp_cmd(
         "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
@@ -78,6 +92,22 @@ def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
     WebDriverWait(driver, 30).until(
         expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ".rlresources-filter-status"))
     )
+    driver.set_script_timeout(60)
+    driver.execute_async_script(SETTLED)
+
+
+def capture(driver: Any, box: dict[str, float], path: Path, beyond: bool = True) -> None:
+    """``box`` (page coordinates) as a PNG at scale 1; ``beyond=False`` when the window holds it."""
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {"format": "png", "captureBeyondViewport": beyond, "clip": {**box, "scale": 1}},
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
+    """One PNG from the top of the filter block to the bottom of the chart, at 1280 pixels and scale 1."""
+    load(driver, url, 1280, dark)
     box = driver.execute_script(
         """
         const first = document.querySelector('.rlresources-filter').getBoundingClientRect();
@@ -87,33 +117,65 @@ def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
                 width: right - left, height: last.bottom - first.top + 24};
         """
     )
-    shot = driver.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {"format": "png", "captureBeyondViewport": True, "clip": {**box, "scale": 1}},
+    capture(driver, box, path)
+
+
+def whole_page(driver: Any) -> None:
+    """Make the window as tall as the page, so a capture needs no second layout.
+
+    Capturing beyond the window lays the page out again at its full height, without a
+    scrollbar, which moves a 400-pixel page by a few lines after it was measured; a
+    window that already holds the whole page is measured and captured as it is.
+    """
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    width = driver.execute_script("return window.innerWidth")
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
     )
-    path.write_bytes(base64.b64decode(shot["data"]))
+    driver.set_script_timeout(60)
+    driver.execute_async_script(SETTLED)
 
 
-def shoot_cards(driver: Any, url: str, path: Path) -> None:
-    """The first rows as cards, at 400 pixels wide (a phone)."""
-    driver.set_window_size(400, 1000)
+def shoot_narrow(driver: Any, url: str, dark: bool, path: Path, measure: str) -> None:
+    """A part of the page at 400 pixels wide (a phone): what ``measure`` returns, as a box."""
+    load(driver, url, 400, dark)
     try:
-        driver.get(url)
-        box = driver.execute_script(
-            """
-            const rows = document.querySelectorAll('table.rlresources-table tbody tr');
-            const first = rows[0].getBoundingClientRect(), last = rows[1].getBoundingClientRect();
-            return {x: 0, y: first.top + window.scrollY - 12, width: document.documentElement.clientWidth,
-                    height: last.bottom - first.top + 24};
-            """
-        )
-        shot = driver.execute_cdp_cmd(
-            "Page.captureScreenshot",
-            {"format": "png", "captureBeyondViewport": True, "clip": {**box, "scale": 1}},
-        )
-        path.write_bytes(base64.b64decode(shot["data"]))
+        whole_page(driver)
+        capture(driver, driver.execute_script(measure), path, beyond=False)
     finally:
-        driver.set_window_size(1280, 1000)
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def shoot_cards(driver: Any, url: str, dark: bool, path: Path) -> None:
+    """The first two rows as cards."""
+    shoot_narrow(
+        driver,
+        url,
+        dark,
+        path,
+        """
+        const rows = document.querySelectorAll('table.rlresources-table tbody tr');
+        const first = rows[0].getBoundingClientRect(), last = rows[1].getBoundingClientRect();
+        return {x: 0, y: first.top + window.scrollY - 12, width: document.documentElement.clientWidth,
+                height: last.bottom - first.top + 24};
+        """,
+    )
+
+
+def shoot_narrow_chart(driver: Any, url: str, dark: bool, path: Path) -> None:
+    """The tall chart, every size down the side."""
+    shoot_narrow(
+        driver,
+        url,
+        dark,
+        path,
+        """
+        const r = document.querySelector('figure.rlresources-chart').getBoundingClientRect();
+        return {x: 0, y: r.top + window.scrollY - 12, width: document.documentElement.clientWidth,
+                height: r.height + 24};
+        """,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,12 +195,14 @@ def main(argv: list[str] | None = None) -> int:
                 server, url = serve(build(theme, Path(tmp) / theme))
                 try:
                     for dark in (False, True):
-                        path = args.out / f"theme-{THEMES[theme]}-{'dark' if dark else 'light'}.png"
-                        shoot(driver, url, dark, path)
-                        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
-                    path = args.out / f"cards-{THEMES[theme]}.png"
-                    shoot_cards(driver, url, path)
-                    print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+                        name, suffix = THEMES[theme], "-dark" if dark else ""
+                        for path, take in (
+                            (args.out / f"theme-{name}-{'dark' if dark else 'light'}.png", shoot),
+                            (args.out / f"cards-{name}{suffix}.png", shoot_cards),
+                            (args.out / f"chart-narrow-{name}{suffix}.png", shoot_narrow_chart),
+                        ):
+                            take(driver, url, dark, path)
+                            print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
                 finally:
                     server.shutdown()
                     server.server_close()

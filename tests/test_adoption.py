@@ -12,6 +12,8 @@ The other tests cover each of the six problems found there, one by one.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -43,7 +45,7 @@ python3 -m verl.trainer.main_ppo \\
 """
 #: (size folder, file name, model, gpus the script runs, lora rank)
 SCRIPTS = [
-    ("0.5b", "qwen2-0.5b_grpo-lora_1_h100_fsdp_vllm.sh", "Qwen2.5-0.5B", 1, 32),
+    ("0.5b", "qwen2.5-0.5b_grpo-lora_1_h100_fsdp_vllm.sh", "Qwen2.5-0.5B", 1, 32),
     ("7b", "qwen2-7b_grpo_8_h100_fsdp_vllm.sh", "Qwen2.5-7B", 8, 0),
     ("7b", "qwen2-7b_grpo_4_h800_fsdp_vllm.sh", "Qwen2.5-7B", 4, 0),
 ]
@@ -288,6 +290,24 @@ def test_the_log_says_how_many_findings_failed_the_build(tmp_path: Path, capsys:
         out[-2],
     )
     assert "build finished with problems" in out[-1]
+
+
+@pytest.mark.parametrize("flags", [(), ("-W", "--keep-going"), ("-j", "2")], ids=["plain", "-W", "-j 2"])
+def test_each_finding_is_counted_once(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    """The count equals the findings printed: Sphinx hands a page's held-back warnings to the logger twice."""
+    root = small_project(tmp_path, 'rlresources_fail_on = "warning"\n', 16)
+    for n in range(3):
+        (root / f"p{n}.rst").write_text(f"P{n}\n==\n\n.. rl-resource-table:: 70b\n", "utf-8")  # unknown size
+    toctree = ".. toctree::\n\n   p0\n   p1\n   p2\n"
+    (root / "index.rst").write_text(f"T\n=\n\n.. rl-resource-table:: 7b\n\n{toctree}", "utf-8")
+    log = root / "log.txt"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        build_main(["-E", *flags, "-w", str(log), str(root), str(root / "_build")])
+    printed = log.read_text("utf-8").count("[rlresources.")
+    summary = re.search(r"rlresources: (\d+) findings? at or above 'warning'", out.getvalue())
+    assert printed >= 5 and summary is not None
+    assert int(summary.group(1)) == printed
 
 
 # -- 3. one configuration -----------------------------------------------------------------

@@ -100,7 +100,7 @@ def test_builder_draws_the_tables_without_warnings(app: Any, builder: str) -> No
         text = _read(outdir, "index.txt")
         assert "| Tag " in text and "| Qwen2.5-72B " in text
         # columns sized to their content (not equal widths), and no value cut in two
-        assert '| "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh" |' in text
+        assert '| "qwen2.5-72b_grpo-lora_8_h100_fsdp_vllm.sh" |' in text
         border = next(line for line in text.splitlines() if line.startswith("+-"))
         assert len(set(border.strip("+").split("+"))) > 3
     elif builder == "man":
@@ -268,7 +268,8 @@ def test_the_project_docs_make_a_pdf(tmp_path: Path) -> None:
     (tex,) = out.glob("*.tex")
     result = subprocess.run(
         ["latexmk", "-pdf", "-interaction=nonstopmode", "-halt-on-error", tex.name],
-        cwd=out, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+        cwd=out, capture_output=True, check=False, stdin=subprocess.DEVNULL,
+        encoding="utf-8", errors="replace",  # pdflatex wraps its output inside multi-byte characters
     )  # fmt: skip
     log = tex.with_suffix(".log")
     errors = [line for line in log.read_text(errors="replace").splitlines() if line.startswith("!")]

@@ -28,7 +28,7 @@ from sphinx_rlresources.core.validation import schema
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
 FIXTURE = TESTS / "data" / "cli" / "repo"
-NEW_SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_8_h100_megatron_sglang.sh"
+NEW_SCRIPT = "examples/tuning/7b/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh"
 ORPHAN = (
     f"{NEW_SCRIPT}:1:1: warning: no row links to this script; add its row with "
     f"'rlresources new {NEW_SCRIPT}', or delete the script if it is not a verified configuration "
@@ -164,7 +164,7 @@ def test_lint_defaults_come_from_the_nearest_pyproject(
     monkeypatch.chdir(repo / "examples" / "tuning")
     status, out, _err = run(capsys, "lint")
     assert status == 1
-    assert out[0].startswith("7b/qwen2-7b_grpo_8_h100_megatron_sglang.sh:1:1: warning: no row links")
+    assert out[0].startswith("7b/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh:1:1: warning: no row links")
 
 
 def test_lint_flags_override_pyproject(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -338,7 +338,7 @@ RST_7B = """\
      - 16
      - fsdp
      - vllm0.8.3
-     - qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh
+     - qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh
      - `Simon Huang <https://github.com/SimonHuang>`__
 """
 
@@ -403,7 +403,7 @@ def test_render_markdown(repo: Path, capsys: pytest.CaptureFixture[str]) -> None
         "| Tag | Model | Resource | Link |",
         "| --- | --- | --- | --- |",
         # a file name ends like a domain (.sh): a code span, so no renderer autolinks it
-        "| MIN | Qwen2.5-7B | 1\\*H100 | `qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh` |",
+        "| MIN | Qwen2.5-7B | 1\\*H100 | `qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh` |",
     ]
 
 
@@ -419,8 +419,8 @@ def test_render_markdown_escapes_cells_and_links(repo: Path, capsys: pytest.Capt
     status, out, _err = run(capsys, "render", "7b", "--format", "markdown", "--columns", "model,link,contributor")
     assert status == 0
     assert out[2] == (
-        "| a\\|b \\<i\\> \\[x\\](y) | [qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh](https://github.com/org/repo/blob/dev/"
-        "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh) | [Simon Huang](https://github.com/SimonHuang) |"
+        "| a\\|b \\<i\\> \\[x\\](y) | [qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh](https://github.com/org/repo/blob/dev/"
+        "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh) | [Simon Huang](https://github.com/SimonHuang) |"
     )
 
 
@@ -462,7 +462,7 @@ NEW_ROW = """\
     max_batch: TODO  # the largest batch that ran on this hardware, or null if not measured (the script runs data.train_batch_size=256)
     train: megatron
     infer: sglang
-    script: examples/tuning/7b/qwen2-7b_grpo_8_h100_megatron_sglang.sh
+    script: examples/tuning/7b/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh
     contributor: TODO  # who ran it: a name, or {name: ..., github: ...}
     model_id: Qwen/Qwen2.5-7B-Instruct
 """
@@ -538,16 +538,16 @@ def test_new_reads_no_more_of_a_script_than_the_build_does(repo: Path, capsys: p
 
 
 def test_new_refuses_a_name_that_breaks_the_rule(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bad = "examples/tuning/7b/Qwen2_7b_grpo_8_h100_megatron_sglang.sh"
+    bad = "examples/tuning/7b/Qwen2.5_7b_grpo_8_h100_megatron_sglang.sh"
     shutil.copy(repo / NEW_SCRIPT, repo / bad)
     before = (repo / "data" / "7b.yaml").read_text(encoding="utf-8")
     status, out, _err = run(capsys, "new", bad)
     assert status == 1
     assert out == [
-        f"{bad}: error: 'Qwen2_7b_grpo_8_h100_megatron_sglang.sh' has 7 fields separated by '_', but the rule "
+        f"{bad}: error: 'Qwen2.5_7b_grpo_8_h100_megatron_sglang.sh' has 7 fields separated by '_', but the rule "
         "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh has 6 (use '-' inside a field, never '_') "
         "[rlresources.naming]",
-        f"suggested name: qwen2-7b_grpo_8_h100_megatron_sglang.sh (git mv {bad} {NEW_SCRIPT})",
+        f"suggested name: qwen2.5-7b_grpo_8_h100_megatron_sglang.sh (git mv {bad} {NEW_SCRIPT})",
         "no row was written; rename the script, then run rlresources new again",
     ]
     assert (repo / "data" / "7b.yaml").read_text(encoding="utf-8") == before
@@ -558,11 +558,11 @@ def test_new_refuses_a_name_that_breaks_the_rule(repo: Path, capsys: pytest.Capt
 
 
 def test_new_refuses_a_script_that_already_has_a_row(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _err = run(capsys, "new", "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh")
+    status, out, _err = run(capsys, "new", "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh")
     assert (status, out) == (
         1,
         [
-            "data/7b.yaml:5: the script examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh already has a row; edit that row instead"
+            "data/7b.yaml:5: the script examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh already has a row; edit that row instead"
         ],
     )
 
@@ -574,12 +574,12 @@ def test_new_cannot_run(repo: Path, capsys: pytest.CaptureFixture[str], tmp_path
         "rlresources: error: the script 'examples/tuning/7b/missing.sh' does not exist; write it first, then scaffold its row\n",
     )
     (repo / "scripts").mkdir()
-    shutil.copy(repo / NEW_SCRIPT, repo / "scripts" / "qwen2-7b_grpo_8_h100_megatron_sglang.sh")
-    status, _out, err = run(capsys, "new", "scripts/qwen2-7b_grpo_8_h100_megatron_sglang.sh")
+    shutil.copy(repo / NEW_SCRIPT, repo / "scripts" / "qwen2.5-7b_grpo_8_h100_megatron_sglang.sh")
+    status, _out, err = run(capsys, "new", "scripts/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh")
     assert status == 2
     assert err.startswith("rlresources: error: the size cannot be told from the folder 'scripts'; pass --size")
-    assert run(capsys, "new", "scripts/qwen2-7b_grpo_8_h100_megatron_sglang.sh", "--size", "7B", "--dry-run")[0] == 0
-    outside = tmp_path / "qwen2-7b_grpo_8_h100_megatron_sglang.sh"
+    assert run(capsys, "new", "scripts/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh", "--size", "7B", "--dry-run")[0] == 0
+    outside = tmp_path / "qwen2.5-7b_grpo_8_h100_megatron_sglang.sh"
     shutil.copy(repo / NEW_SCRIPT, outside)
     status, _out, err = run(capsys, "new", str(outside), "--size", "7B")
     assert status == 2
@@ -721,7 +721,7 @@ def test_lint_cross_checks_rows_against_their_scripts_unless_told_not_to(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fill_row(repo)
-    script = repo / "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"
+    script = repo / "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"
     script.write_text(
         script.read_text(encoding="utf-8").replace("n_gpus_per_node=1", "n_gpus_per_node=2"), encoding="utf-8"
     )
@@ -760,7 +760,7 @@ def test_lint_stale_reports_rows_whose_script_changed_after_they_were_tested(
     git("init", "-q")
     git("add", "-A")
     git("commit", "-q", "-m", "add")
-    script = repo / "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"
+    script = repo / "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"
     script.write_text(script.read_text(encoding="utf-8") + "# tuned\n", encoding="utf-8")
     git("commit", "-q", "-am", "retune the rollout", date="2025-09-30T12:00:00")
     assert run(capsys, "lint")[0] == 0

@@ -45,12 +45,12 @@ def test_table_is_a_list_table_doctree(app: Any) -> None:
         "Tag", "Model", "Task", "Resource", "MaxBatch", "Train", "Infer", "Link", "Contributor"
     ]  # fmt: skip
     assert body(table) == [
-        ["MIN", "Qwen2-70B", "GRPO", "32*H20", "", "fsdp", "vllm0.8.2",
+        ["MIN", "Qwen2-70B", "GRPO", "32*H20", "not measured", "fsdp", "vllm0.8.2",
          "qwen2-70b_grpo_32_h20_fsdp_vllm.sh", "Xiangyongan"],
-        ["MIN", "Qwen2-70B", "GRPO", "32*H800", "", "fsdp", "vllm0.8.3",
+        ["MIN", "Qwen2-70B", "GRPO", "32*H800", "not measured", "fsdp", "vllm0.8.3",
          "qwen2-70b_grpo_32_h800_fsdp_vllm.sh", "Xiangyongan"],
         ["MIN", "Qwen2.5-72B", "GRPO-LoRA", "8*H100", "176", "fsdp", "vllm0.8.3",
-         "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh", "SimonHuang"],
+         "qwen2.5-72b_grpo-lora_8_h100_fsdp_vllm.sh", "SimonHuang"],
     ]  # fmt: skip
     # every cell holds one paragraph, as list-table cells do
     for entry in table.findall(nodes.entry):
@@ -89,7 +89,7 @@ def test_links_are_downloads_of_the_checked_script_without_a_template(app: Any) 
     assert "_downloads/" in html
     copied = sorted(p.name for p in (app.outdir / "_downloads").rglob("*.sh"))
     assert len(copied) == 12
-    assert "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh" in copied
+    assert "qwen2.5-72b_grpo-lora_8_h100_fsdp_vllm.sh" in copied
 
 
 @pytest.mark.sphinx(
@@ -207,14 +207,14 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
         f"{data}:34:13: WARNING: 'qwen2_7b_grpo_4_h800_fsdp_vllm.sh' has 7 fields separated by '_', but the rule "
         f"{rule} has 6 (use '-' inside a field, never '_'); name it by the rule {rule}, e.g. "
         "'qwen2-7b_grpo_4_h800_fsdp_vllm.sh' [rlresources.naming]",
-        f"{data}:39:11: WARNING: script name 'qwen2-7b_ppo_2_h800_fsdp_vllm.sh' says gpunums '2' but the row says "
-        "gpus '4'; the script runs gpus '4' as the row says: rename the script to 'qwen2-7b_ppo_4_h800_fsdp_vllm.sh' "
+        f"{data}:39:11: WARNING: script name 'qwen2.5-7b_ppo_2_h800_fsdp_vllm.sh' says gpunums '2' but the row says "
+        "gpus '4'; the script runs gpus '4' as the row says: rename the script to 'qwen2.5-7b_ppo_4_h800_fsdp_vllm.sh' "
         "[rlresources.naming]",
-        f"{data}:56:13: WARNING: script '/etc/qwen2-7b_grpo_1_h100_fsdp_vllm.sh' is an absolute path; give it "
+        f"{data}:56:13: WARNING: script '/etc/qwen2.5-7b_grpo_1_h100_fsdp_vllm.sh' is an absolute path; give it "
         "relative to the repository root, e.g. examples/tuning/70b/NAME.sh [rlresources.script_path]",
         f"{data}:67:13: WARNING: script 'examples/../outside.sh' uses '..'; give the path from the repository root "
         "without '..' [rlresources.script_path]",
-        f"{data}:78:13: WARNING: script 'examples/tuning/7b/qwen2-7b_grpo_1_h100_fsdp_vllm.sh' is already linked by "
+        f"{data}:78:13: WARNING: script 'examples/tuning/7b/qwen2.5-7b_grpo_1_h100_fsdp_vllm.sh' is already linked by "
         f"the row at {data}:3; each row needs its own script (remove one row, or give it the script it was "
         "measured with) [rlresources.duplicate_row]",
         "<srcdir>/index.rst:6: WARNING: unknown size '72b'; did you mean '7B'? The known sizes are: 7B (a size is "

@@ -66,3 +66,61 @@ def test_seed_page_links_point_at_files_in_the_build(docs_build: tuple[Sphinx, s
     assert len(targets) == 12
     for target in targets:
         assert (Path(app.outdir) / target).is_file()
+
+
+def test_the_cli_page_shows_every_commands_help_as_the_command_prints_it(docs_build: tuple[Sphinx, str]) -> None:
+    import os
+
+    from sphinx_rlresources.cli import main as cli
+
+    app, _ = docs_build
+    blocks = {
+        block.astext().split("\n", 1)[0]: block.astext().split("\n", 1)[1]
+        for block in app.env.get_doctree("cli").findall(nodes.literal_block)
+        if block.astext().startswith("$ rlresources") and block.astext().split("\n", 1)[0].endswith("--help")
+    }
+    parser = cli.build_parser()
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "82"
+    try:
+        wanted = {"$ rlresources --help": parser.format_help().rstrip()}
+        for name, command in cli.command_parsers(parser).items():
+            wanted[f"$ rlresources {name} --help"] = command.format_help().rstrip()
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+    assert blocks == wanted
+
+
+def test_a_new_command_appears_on_the_cli_page_by_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+
+    from sphinx_rlresources.cli import main as cli
+
+    monkeypatch.syspath_prepend(str(REPO / "docs" / "_ext"))
+    import rlr_docs
+
+    def with_later() -> argparse.ArgumentParser:
+        parser = cli.build_parser()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                action.add_parser("later", help="a command added later", description="Later things.")
+        return parser
+
+    monkeypatch.setattr(rlr_docs, "build_parser", with_later)
+    (tmp_path / "conf.py").write_text('extensions = ["rlr_docs"]\n', encoding="utf-8")
+    (tmp_path / "index.rst").write_text(
+        "CLI\n===\n\n.. rlr-cli-help:: lint\n\nOthers\n------\n\n.. rlr-cli-help:: *\n", encoding="utf-8"
+    )
+    warnings = io.StringIO()
+    with docutils_namespace():
+        app = Sphinx(str(tmp_path), str(tmp_path), str(tmp_path / "out"), str(tmp_path / "dt"), "text",
+                     status=None, warning=warnings, freshenv=True)  # fmt: skip
+        app.build()
+    text = (tmp_path / "out" / "index.txt").read_text(encoding="utf-8")
+    assert warnings.getvalue() == ""
+    assert text.count("$ rlresources lint --help") == 1  # shown in its section, not again under the others
+    assert "$ rlresources later --help" in text and "Later things." in text
+    assert "$ rlresources render --help" in text

@@ -31,7 +31,7 @@ ROW: dict[str, Any] = {
     "train": "fsdp",
     "infer": "vllm",
     "infer_version": "0.8.3",
-    "script": "examples/tuning/70b/qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh",
+    "script": "examples/tuning/70b/qwen2.5-72b_grpo-lora_8_h100_fsdp_vllm.sh",
     "contributor": {"name": "Simon Huang", "github": "SimonHuang", "url": "https://example.org/~s"},
     "model_id": "Qwen/Qwen2.5-72B-Instruct",
     "evidence": "https://wandb.ai/org/project/runs/abc123",

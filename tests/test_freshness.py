@@ -23,9 +23,9 @@ from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 ROOT = TESTS / "roots" / "test-freshness"
 S7 = "examples/tuning/7b"
 FRESH = f"{S7}/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"  # tested 2025-06-25, changed that same day
-STALE = f"{S7}/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"  # tested 2025-06-25, changed twice after
-UNDATED = f"{S7}/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"  # no tested date, changed after its data file
-OLD = f"{S7}/qwen2-7b_ppo_4_a100_fsdp_vllm.sh"  # tested 2024-10-01, added later, never changed
+STALE = f"{S7}/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"  # tested 2025-06-25, changed twice after
+UNDATED = f"{S7}/qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh"  # no tested date, changed after its data file
+OLD = f"{S7}/qwen2.5-7b_ppo_4_a100_fsdp_vllm.sh"  # tested 2024-10-01, added later, never changed
 
 STALE_MESSAGE = (
     "script changed 2 times since this row was tested on 2025-06-25 (newest 2025-09-30: "

@@ -3,12 +3,16 @@
 Each test builds a copy of ``roots/test-incremental`` (an intro page without tables, a
 page per size, an ``all`` page and a filtered ``all`` page), changes one thing, builds
 again in the same folder and compares the documents Sphinx read with the expected ones.
+Some changes are no file a page depends on (a script that appears, a ref that is
+fetched, a setting in ``pyproject.toml``, the day); they must make the page outdated
+all the same, or the site keeps showing what is no longer true.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -27,17 +31,38 @@ def site(tmp_path: Path) -> Path:
     return src
 
 
-def build(make_app: Any, srcdir: Path) -> tuple[list[str], Any]:
-    """Build ``srcdir`` (reusing its saved environment); the documents read, sorted."""
-    app = make_app("html", srcdir=_root_path(str(srcdir)))
+def build(make_app: Any, srcdir: Path, warned: str = "", **overrides: Any) -> tuple[list[str], Any]:
+    """Build ``srcdir`` (reusing its saved environment); the documents read, sorted.
+
+    ``warned`` is the one warning subtype the build must report (none by default);
+    ``overrides`` are conf values.
+    """
+    app = make_app("html", srcdir=_root_path(str(srcdir)), confoverrides=overrides)
     read: list[str] = []
     app.connect("env-before-read-docs", lambda _app, _env, docnames: read.extend(docnames), priority=900)
     try:
         app.build()
     finally:
         app.cleanup()  # unregister its nodes and directives, so the next app starts clean
-    assert warning_lines(app) == []
+    lines = warning_lines(app)
+    if warned:
+        assert lines and all(f"[rlresources.{warned}]" in line for line in lines), lines
+    else:
+        assert lines == []
     return sorted(read), app
+
+
+def page(app: Any, name: str) -> str:
+    return unbroken((Path(app.outdir) / f"{name}.html").read_text(encoding="utf-8"))
+
+
+def git(repo: Path, *args: str) -> None:
+    """Run git in ``repo`` with a fixed identity, away from the user's and the system's configuration."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.org", GIT_CONFIG_NOSYSTEM="1")
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.org", HOME=str(repo))
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        env.pop(name, None)
+    subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, check=True)
 
 
 def touch(path: Path) -> None:
@@ -91,3 +116,75 @@ def test_adding_or_removing_a_data_file_rereads_every_page_that_draws_sizes(make
     assert read == DRAWING_PAGES
     assert "qwen2-32b" not in unbroken((Path(app.outdir) / "all.html").read_text(encoding="utf-8"))
     assert build(make_app, site)[0] == []
+
+
+SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"
+SEVEN_B = ["all", "min", "size-7b"]
+
+
+def test_a_script_that_appears_rereads_the_pages_that_draw_its_row(make_app: Any, site: Path) -> None:
+    # The row's script is missing: reported, and the Link cell shows the name unlinked.
+    # Adding the script changes no file the page depends on (it had none to depend on).
+    script = site / SCRIPT
+    kept = script.read_bytes()
+    script.unlink()
+    _read, app = build(make_app, site, warned="script_missing")
+    link = '/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"><span'  # the end of a download link's href
+    assert link not in page(app, "size-7b")
+    script.write_bytes(kept)
+    read, app = build(make_app, site)
+    assert read == SEVEN_B
+    assert link in page(app, "size-7b")
+    assert build(make_app, site)[0] == []
+
+
+def test_a_pinned_ref_that_is_fetched_rereads_the_pages_that_draw_its_row(make_app: Any, site: Path) -> None:
+    # A row pinned at a tag the clone does not have yet: reported, and not linked (a link
+    # would lead nowhere). Fetching the tag changes no file at all.
+    url = "https://example.org/repo/blob/{ref}/{path}"
+    data = site / "data" / "7b.yaml"
+    data.write_text(
+        data.read_text(encoding="utf-8").replace(f"script: {SCRIPT}", f"script: {SCRIPT}\n    script_ref: v2"),
+        encoding="utf-8",
+    )
+    git(site, "init", "-q")
+    git(site, "add", "-A")
+    git(site, "commit", "-q", "-m", "site")
+    _read, app = build(make_app, site, warned="script_ref", rlresources_script_url=url)
+    assert f"https://example.org/repo/blob/v2/{SCRIPT}" not in page(app, "size-7b")
+    git(site, "tag", "v2")
+    read, app = build(make_app, site, rlresources_script_url=url)
+    assert read == SEVEN_B
+    assert f"https://example.org/repo/blob/v2/{SCRIPT}" in page(app, "size-7b")
+    assert build(make_app, site, rlresources_script_url=url)[0] == []
+
+
+def test_a_setting_in_pyproject_rereads_the_pages(make_app: Any, site: Path) -> None:
+    settings = site / "pyproject.toml"
+    settings.write_text('[tool.rlresources]\nscript_url = "https://example.org/a/{path}"\n', encoding="utf-8")
+    _read, app = build(make_app, site)
+    assert f"https://example.org/a/{SCRIPT}" in page(app, "size-7b")
+    settings.write_text('[tool.rlresources]\nscript_url = "https://example.org/b/{path}"\n', encoding="utf-8")
+    read, app = build(make_app, site)
+    assert set(DRAWING_PAGES) <= set(read)
+    assert f"https://example.org/b/{SCRIPT}" in page(app, "size-7b")
+    assert build(make_app, site)[0] == []
+
+
+def test_a_row_that_grows_old_rereads_the_pages_that_draw_it(
+    make_app: Any, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The (outdated) marker depends on the day of the build, which no file records.
+    data = site / "data" / "7b.yaml"
+    data.write_text(
+        data.read_text(encoding="utf-8").replace(f"script: {SCRIPT}", f"script: {SCRIPT}\n    tested: 2025-01-01"),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01: under a year
+    _read, app = build(make_app, site, rlresources_max_age_days=365)
+    assert "(outdated)" not in page(app, "size-7b")
+    assert build(make_app, site, rlresources_max_age_days=365)[0] == []  # the same day: nothing to read
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1769904000")  # 2026-02-01: over a year
+    read, app = build(make_app, site, rlresources_max_age_days=365)
+    assert read == SEVEN_B
+    assert "(outdated)" in page(app, "size-7b")

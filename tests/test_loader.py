@@ -18,7 +18,7 @@ GOOD_ROW = """\
     train: fsdp
     infer: vllm
     infer_version: "0.8.3"
-    script: examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh
+    script: examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh
     contributor: SimonHuang
 """
 
@@ -43,7 +43,7 @@ def test_valid_file_loads_with_marks(tmp_path: Path) -> None:
     data_dir, root = make_repo(
         tmp_path,
         {"7b.yaml": "size: 7B\nentries:\n" + GOOD_ROW},
-        ("examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",),
+        ("examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",),
     )
     dataset = load_dataset(data_dir, root)
     assert dataset.diagnostics == []
@@ -105,7 +105,7 @@ def test_symlinked_script_leaving_the_root_is_refused(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     data_dir, root = make_repo(repo, {"7b.yaml": "size: 7B\nentries:\n" + GOOD_ROW})
-    link = root / "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh"
+    link = root / "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"
     link.parent.mkdir(parents=True)
     link.symlink_to(outside / "secret.sh")
     dataset = load_dataset(data_dir, root)
@@ -123,7 +123,7 @@ def test_every_entry_field_has_a_description_and_an_example() -> None:
 
 def test_every_diagnostic_names_its_json_path(tmp_path: Path) -> None:
     row = GOOD_ROW.replace("gpus: 1", 'gpus: "1"')
-    bad_name = GOOD_ROW.replace("qwen2-7b_grpo-lora_1_h100", "qwen2-7b_grpo-lora_2_h100").replace(
+    bad_name = GOOD_ROW.replace("qwen2.5-7b_grpo-lora_1_h100", "qwen2.5-7b_grpo-lora_2_h100").replace(
         "contributor: SimonHuang", "contributor: {name: S, url: 'javascript:x'}"
     )
     data_dir, root = make_repo(
@@ -133,7 +133,7 @@ def test_every_diagnostic_names_its_json_path(tmp_path: Path) -> None:
             "70b.yaml": "size: 72B\nentries: []\n",
             "14b.yaml": "size: 14B\nentries:\n" + row + bad_name,
         },
-        ("examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",),
+        ("examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",),
     )
     found = {
         (d.path.rsplit("/", 1)[-1], d.subtype.value, d.json_path) for d in load_dataset(data_dir, root).diagnostics

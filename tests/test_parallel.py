@@ -59,7 +59,7 @@ def test_two_jobs_write_the_same_pages_as_one(make_app: Any, tmp_path: Path) -> 
     assert sorted(one) == sorted(two)
     assert [name for name in one if one[name] != two[name]] == []
     assert any(name.startswith("_downloads/") for name in one)  # the scripts are copied too
-    assert "qwen2-72b_grpo-lora_8_h100_fsdp_vllm.sh" in one["all.html"].decode()
+    assert "qwen2.5-72b_grpo-lora_8_h100_fsdp_vllm.sh" in one["all.html"].decode()
 
 
 def test_two_clean_builds_write_identical_pages(make_app: Any, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shutil
@@ -187,12 +188,20 @@ def test_chart_is_inline_svg_with_one_mark_per_row(app: Any) -> None:
     figure = [attrs for tag, attrs in tags if tag == "figure"]
     assert figure == [{"class": "rlresources-chart", "id": "landscape"}]
     marks = [attrs["class"] for tag, attrs in tags if tag == "g" and "rl-mark" in (attrs.get("class") or "")]
-    # in size order, then by GPUs: 7B GRPO 2 (MIN) and 8 (RECOMMENDED), 70B GRPO 32 twice; then GRPO-LoRA
-    assert (
-        marks
-        == ["rl-mark rl-min", "rl-mark rl-recommended", "rl-mark rl-min", "rl-mark rl-min"] + ["rl-mark rl-min"] * 2
-    )
-    assert [attrs["data-task"] for tag, attrs in tags if tag == "g" and "data-task" in attrs] == ["GRPO", "GRPO-LoRA"]
+    # in size order, then by GPUs: 7B GRPO 2 (MIN) and 8 (RECOMMENDED), 70B GRPO 32 twice; then GRPO-LoRA;
+    # once in the wide chart and once in the tall one that narrow screens show instead
+    one_chart = ["rl-mark rl-min", "rl-mark rl-recommended", "rl-mark rl-min", "rl-mark rl-min"] + [
+        "rl-mark rl-min"
+    ] * 2
+    assert marks == one_chart * 2
+    panels = [attrs["data-task"] for tag, attrs in tags if tag == "g" and "data-task" in attrs]
+    assert panels == ["GRPO", "GRPO-LoRA"] * 2
+    assert [
+        attrs["class"] for tag, attrs in tags if tag == "div" and "rlresources-chart-plot" in (attrs.get("class") or "")
+    ] == [
+        "rlresources-chart-plot rlresources-chart-wide",
+        "rlresources-chart-plot rlresources-chart-tall",
+    ]
     title = "<title>70B · MIN · Qwen2-70B · GRPO · 32*H20 · fsdp · vllm0.8.2 · qwen2-70b_grpo_32_h20_fsdp_vllm.sh"
     assert title in html
     assert "<title>7B · RECOMMENDED · Qwen2.5-7B · GRPO · 8*H100 · fsdp · sglang0.4.6 · max batch 256" in html
@@ -230,20 +239,41 @@ def test_chart_axis_is_logarithmic_and_overlapping_marks_spread() -> None:
     assert f'points="{x7:g},{bottom} {x7 + chart.SLOT:g},{bottom - 5 * chart.STEP}"' in svg
 
 
-def test_chart_escapes_every_text_from_the_data() -> None:
+def test_the_tall_chart_lists_sizes_down_the_side_and_gpus_across() -> None:
+    rows = [entry(gpus=1), entry(gpus=4, device="H100"), entry(gpus=4, device="H20"), entry(gpus=32, size="70B")]
+    svg = chart.render_tall_svg(["7B", "70B", "405B"], rows)
+    width = int(re.search(r'width="(\d+)"', svg).group(1))
+    assert width <= chart.TALL_WIDTH  # a phone's column holds it at full size
+    left = 22 + math.ceil(chart.CHAR * 4) + 8
+    step = max(chart.TALL_STEP[0], min(chart.TALL_STEP[1], (chart.TALL_WIDTH - left - chart.RIGHT) // 5))
+    plot_top = chart.TOP + chart.PANEL_GAP + chart.TICKS
+    row = [plot_top + chart.ROW * index + chart.ROW / 2 for index in range(3)]
+    # every size has its own line, 405B too (no row: the gap shows)
+    assert re.findall(r'class="rl-size"[^>]*>([^<]+)</text>', svg) == ["7B", "70B", "405B"]
+    assert f'cx="{left:g}" cy="{row[0]:g}"' in svg  # 1 GPU on the first line
+    half = chart.SPREAD / 2
+    assert f'cx="{left + 2 * step:g}" cy="{row[0] - half:g}"' in svg  # two rows at 4 GPUs, one under the other
+    assert f'cx="{left + 2 * step:g}" cy="{row[0] + half:g}"' in svg
+    assert f'cx="{left + 5 * step:g}" cy="{row[1]:g}"' in svg  # 32 = 2**5
+    assert f'points="{left:g},{row[0]:g} {left + 5 * step:g},{row[1]:g}"' in svg
+
+
+@pytest.mark.parametrize("draw", [chart.render_svg, chart.render_tall_svg])
+def test_chart_escapes_every_text_from_the_data(draw: Any) -> None:
     hostile = entry(model='Q"><script>alert(1)</script>&', size='7B"<x>')
-    svg = chart.render_svg(['7B"<x>'], [hostile])
+    svg = draw(['7B"<x>'], [hostile])
     assert "<script>" not in svg
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in svg
     assert "7B&quot;&lt;x&gt;" in svg
     assert chart.clean("a\x00b\x1fc\td") == "abc\td"
 
 
-def test_chart_is_deterministic() -> None:
+@pytest.mark.parametrize("draw", [chart.render_svg, chart.render_tall_svg])
+def test_chart_is_deterministic(draw: Any) -> None:
     dataset = load_dataset(READERS / "data", READERS, LoadOptions())
     sizes = [s.label for s in dataset.sizes.values()]
-    first = chart.render_svg(sizes, dataset.entries)
-    assert first == chart.render_svg(sizes, list(dataset.entries))
+    first = draw(sizes, dataset.entries)
+    assert first == draw(sizes, list(dataset.entries))
     assert first.startswith('<svg xmlns="http://www.w3.org/2000/svg"') and first.endswith("</svg>")
 
 
@@ -271,8 +301,8 @@ def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
     assert labels[3] == "7B GRPO-LoRA: no RECOMMENDED yet"
     (para,) = [p for p in doctree.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
     assert para.astext() == (
-        "7 of the 12 size, task and tag combinations have no configuration yet, above all a MIN configuration "
-        "for 405B and a RECOMMENDED configuration for 70B, 405B. Contribute one."
+        "7 of the 12 combinations of size, task and tag have no configuration yet. Most wanted: a MIN "
+        "configuration for 405B, and a RECOMMENDED configuration for 70B and 405B. Contribute one."
     )
     html = (Path(app.outdir) / "coverage.html").read_text(encoding="utf-8")
     assert (
@@ -283,8 +313,8 @@ def test_coverage_table_and_the_sentence_that_asks_for_rows(app: Any) -> None:
     empty = app.env.get_doctree("empty")
     (para,) = [p for p in empty.findall(nodes.paragraph) if "rlresources-wanted" in p["classes"]]
     assert para.astext().startswith(
-        "2 of the 4 size, task and tag combinations have no configuration yet, above all a RECOMMENDED "
-        "configuration, which no size has yet."
+        "2 of the 4 combinations of size, task and tag have no configuration yet. Most wanted: a RECOMMENDED "
+        "configuration for any size (none has one yet)."
     )
     assert list(empty.findall(addnodes.pending_xref)) or 'href="plain.html"' in (
         Path(app.outdir) / "empty.html"
@@ -328,7 +358,7 @@ def test_other_builders_draw_tables_and_ignore_the_controls(make_app: Any, tmp_p
         text = tex.read_text(encoding="utf-8")
         assert "✓" not in text and "<svg" not in text and "rlresources-filter" not in text
         assert "32 (H20, H800)" in text
-        assert "yes" in text and "qwen2\\sphinxhyphen{}72b" in text.replace("{-}", "\\sphinxhyphen{}")
+        assert "yes" in text and "qwen2.5\\sphinxhyphen{}72b" in text.replace("{-}", "\\sphinxhyphen{}")
     if builder in ("epub", "singlehtml", "dirhtml"):
         pages = "\n".join(p.read_text(encoding="utf-8") for p in out.rglob("*.*html"))
         assert 'data-rl-gpus="32"' in pages and "<svg" in pages
@@ -363,20 +393,20 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
     assert data["rows"][1] == {
         "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "gpus": 1, "device": "H100",
         "max_batch": 16, "train": "fsdp", "infer": "vllm", "infer_version": "0.8.3",
-        "script": "examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh", "script_ref": None,
-        "script_url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+        "script": "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", "script_ref": None,
+        "script_url": "https://example.org/main/examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
         "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
         "model_id": None, "tested": None, "evidence": None, "notes": None,
         "source": {"path": "data/7b.yaml", "line": 15},
         # every column's cell as the table shows it, and the linked ones' targets
         "cells": {
             "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "resource": "1*H100",
-            "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+            "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
             "contributor": "SimonHuang", "estimate": "≥ 43 GiB/GPU",  # empty cells are left out
         },
         "links": {
             "link": {
-                "url": "https://example.org/main/examples/tuning/7b/qwen2-7b_grpo-lora_1_h100_fsdp_vllm.sh",
+                "url": "https://example.org/main/examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
                 "title": None,
             },
         },

@@ -87,12 +87,35 @@ def _html(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_marker_every_row_shares_is_said_once_above_the_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    html = _html(
-        _site(tmp_path, "rlresources_max_age_days = 365\n", ".. rl-resource-table:: 70b\n"), tmp_path, monkeypatch
-    )
-    assert html.count("All rows were last tested on 2025-06-25, more than a year ago.") == 1
+    page = ".. rl-resource-table:: 70b\n\nAnd another view:\n\n.. rl-resource-table:: 7b\n   :markers: no\n"
+    html = _html(_site(tmp_path, "rlresources_max_age_days = 365\n", page), tmp_path, monkeypatch)
+    said = 'All rows were last tested on <span class="rlresources-date">2025-06-25</span>, more than a year ago.'
+    assert html.count(said) == 1
     assert html.count('class="rlresources-marker rlresources-marker-outdated"') == 1  # in the sentence only
     assert "rlresources-shared-markers" in html
+    assert "on this page" not in html  # the unmarked table's rows are not vouched for
+
+
+def test_a_marker_every_row_of_the_page_shares_is_said_once_for_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The seed page's case: several tables, one of a single row, every row tested on one day.
+    page = "".join(f"{size}\n---\n\n.. rl-resource-table:: {size}\n\n" for size in ("3b", "7b", "70b"))
+    html = _html(_site(tmp_path, "rlresources_max_age_days = 365\n", page), tmp_path, monkeypatch)
+    assert html.count('class="rlresources-marker rlresources-marker-outdated"') == 1  # not on the one-row table
+    assert html.count('<p class="rlresources-shared-markers">') == 1
+    said = html.index("Every configuration on this page was last tested on")
+    assert said < html.index("<h2")  # in the page's opening, not under the first size's heading
+    assert "All rows were" not in html
+
+
+def test_an_empty_max_batch_says_it_was_not_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    html = _html(
+        _site(tmp_path, "", ".. rl-resource-table:: 70b\n   :columns: model, maxbatch\n"), tmp_path, monkeypatch
+    )
+    # two of 70B's three rows give no max_batch: not "unlimited", not zero, but not measured
+    assert html.count('<span class="rlresources-not-measured">not measured</span>') == 2
+    assert "<td><p>176</p></td>" in html
 
 
 def test_only_the_rows_that_differ_are_marked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,6 +48,15 @@ EXPECTED = [
     ),
     (
         "14b",
+        12,
+        13,
+        "naming",
+        f"script name 'qwen2-14b_grpo_4_h800_fsdp_vllm.sh' says model 'qwen2-14b' but {S14}/"
+        "qwen2-14b_grpo_4_h800_fsdp_vllm.sh:10 trains Qwen/Qwen2.5-Coder-14B-Instruct; name the script after the "
+        "model it trains (or load the model it names)",
+    ),
+    (
+        "14b",
         24,
         15,
         "script_model",
@@ -194,7 +203,7 @@ def test_lint_prints_them(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captur
     monkeypatch.chdir(ROOT)
     status = rlresources(["lint", "--data", "data", "--root", "."])
     out, _err = capsys.readouterr()
-    findings = [line for line in out.splitlines() if "[rlresources.script_" in line]
+    findings = [line for line in out.splitlines() if "[rlresources.script_" in line or "[rlresources.naming]" in line]
     assert findings == lint_lines("data/")
     assert status == 1
 

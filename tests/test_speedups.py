@@ -106,7 +106,7 @@ def test_rows_survive_settings_that_strip_comments(make_app: Any, tmp_path: Path
     finally:
         app.cleanup()
     assert "a comment" not in (Path(app.outdir) / "plain.html").read_text(encoding="utf-8")
-    assert "qwen2-72b_" in unbroken((Path(app.outdir) / "size-70b.html").read_text(encoding="utf-8"))
+    assert "qwen2.5-72b_" in unbroken((Path(app.outdir) / "size-70b.html").read_text(encoding="utf-8"))
 
 
 def test_data_text_is_shown_as_written(make_app: Any, tmp_path: Path) -> None:

@@ -8,6 +8,9 @@ lists ``core.settings.CONF_SETTINGS``, so the docs cannot drift from what the pa
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
+from sphinx_rlresources.cli.main import build_parser, command_parsers
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
@@ -29,7 +33,7 @@ MEMORY_POINTS = Path(__file__).resolve().parents[2] / "benchmarks" / "memory_poi
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
-    table = nodes.table(classes=["colwidths-given"])
+    table = nodes.table(classes=["colwidths-given", "rlr-docs-table"])  # wraps in every theme: _static/rlr-docs.css
     tgroup = nodes.tgroup(cols=len(headers))
     table += tgroup
     for width in widths:
@@ -199,6 +203,62 @@ class MemoryPoints(SphinxDirective):
         return [_table(headers, table, [20, 10, 8, 7, 8, 9, 38]), nodes.paragraph(summary, summary)]
 
 
+HELP_WIDTH = 80
+"""The terminal width the docs show ``--help`` at, whatever the width of the terminal building them."""
+
+
+@contextmanager
+def _columns(width: int) -> Iterator[None]:
+    """argparse wraps help at the terminal's width, which it reads from ``COLUMNS``."""
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(width + 2)  # argparse keeps two columns free
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
+class CliHelp(SphinxDirective):
+    """``.. rlr-cli-help:: [COMMAND | *]``: the ``--help`` of the command line, generated from its parser.
+
+    No argument: ``rlresources --help``.  A command: its ``--help``.  ``*``: the help of
+    every command not shown yet on this page, each under its name, so a new command is
+    documented the moment it is added to the parser; its own section can follow.  The
+    text cannot drift from what the command prints.
+    """
+
+    optional_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        parser = build_parser()
+        commands = command_parsers(parser)
+        shown: set[str] = self.env.temp_data.setdefault("rlr-cli-help", set())
+        wanted = self.arguments[0] if self.arguments else ""
+        if wanted == "*":
+            result: list[nodes.Node] = []
+            for name, command in commands.items():
+                if name not in shown:
+                    shown.add(name)
+                    result.append(nodes.rubric(f"rlresources {name}", f"rlresources {name}"))
+                    result.append(self._block(command, f"rlresources {name} --help"))
+            return result or [nodes.paragraph("", "Every command has its section above.")]
+        if wanted and wanted not in commands:
+            message = f"rlr-cli-help: no command '{wanted}'; the commands are {', '.join(commands)}"
+            return [self.state.document.reporter.error(message, line=self.lineno)]
+        shown.add(wanted)
+        return [self._block(commands[wanted] if wanted else parser, f"rlresources {wanted} --help".replace("  ", " "))]
+
+    @staticmethod
+    def _block(parser: Any, typed: str) -> nodes.literal_block:
+        with _columns(HELP_WIDTH):
+            text = f"$ {typed}\n{parser.format_help().rstrip()}"
+        block = nodes.literal_block(text, text, language="console")
+        return block
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     try:  # Sphinx 7.4+ has confval built in; older versions need it declared
         app.add_object_type("confval", "confval", "pair: %s; configuration value")
@@ -210,4 +270,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-estimator-models", EstimatorModels)
     app.add_directive("rlr-estimator-devices", EstimatorDevices)
     app.add_directive("rlr-memory-points", MemoryPoints)
+    app.add_directive("rlr-cli-help", CliHelp)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -88,30 +88,24 @@ def positive(unit: str = "") -> Callable[[str], int]:
     return convert
 
 
-def add_load_arguments(parser: argparse.ArgumentParser) -> None:
+def add_load_arguments(parser: argparse.ArgumentParser, stale: str | None, cross_check: str) -> None:
     """The flags that fill :class:`~.loader.LoadOptions`, shared by every command that loads data.
 
     A check that adds a loader option adds its flag here and reads it in
-    :func:`load_options`, so ``lint``, ``render`` and ``new`` accept it alike.
+    :func:`load_options`, so ``lint``, ``render`` and ``new`` accept it alike.  Each
+    command says what ``--stale`` and ``--no-cross-check`` change in *its* output, since
+    that differs (``lint`` reports, ``render`` prints a table); ``stale=None`` accepts
+    the flag without offering it, for a command whose output it does not change.
     """
     parser.add_argument(
         "--max-file-size",
         type=positive("bytes"),
         metavar="BYTES",
-        help=f"the largest data file read, in bytes (default {cli_default('max_file_size')}, as "
-        "rlresources_max_file_size)",
+        help="the largest data file read, in bytes (default: max_file_size in [tool.rlresources], "
+        f"else {cli_default('max_file_size')}), as rlresources_max_file_size",
     )
-    parser.add_argument(
-        "--stale",
-        action="store_true",
-        help="also report rows whose script changed in git after the row was tested (as rlresources_stale_check)",
-    )
-    parser.add_argument(
-        "--no-cross-check",
-        dest="cross_check",
-        action="store_false",
-        help="do not compare rows with what their scripts run (as rlresources_cross_check = False)",
-    )
+    parser.add_argument("--stale", action="store_true", help=stale if stale else argparse.SUPPRESS)
+    parser.add_argument("--no-cross-check", dest="cross_check", action="store_false", help=cross_check)
 
 
 def load_options(args: argparse.Namespace, project: Project) -> LoadOptions:

@@ -14,12 +14,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, data_and_root, load_options, load_project
+from sphinx_rlresources.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    PROG,
+    CliError,
+    data_and_root,
+    load_options,
+    load_project,
+)
 from sphinx_rlresources.cli.estimate_output import as_json, as_text
 from sphinx_rlresources.core import plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import relpath
@@ -93,68 +102,116 @@ def _bounded(flag: str, field: str) -> Callable[[str], int]:
     return _whole(flag, int(low), int(high))
 
 
-def _switch(parser: argparse.ArgumentParser, name: str, dest: str, on: str, off: str) -> None:
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(f"--{name}", dest=dest, action="store_true", default=None, help=on)
-    group.add_argument(f"--no-{name}", dest=dest, action="store_false", help=off)
+def _switch(group: Any, name: str, dest: str, on: str, off: str) -> None:
+    pair = group.add_mutually_exclusive_group()
+    pair.add_argument(f"--{name}", dest=dest, action="store_true", default=None, help=on)
+    pair.add_argument(f"--no-{name}", dest=dest, action="store_false", help=off)
+
+
+SILENT_NOTE = "default: what a silent script assumes"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Every flag; docs/estimator.rst lists each with an example (and a test runs every example)."""
-    add = parser.add_argument
-    add("--model", metavar="MODEL|CONFIG.json", help="a bundled model name, a hub id or a config.json path")
-    add("--task", default="GRPO", help=f"{', '.join(t.upper() for t in ALGORITHMS)}, each with -LoRA (default GRPO)")
-    add("--gpus", type=_whole("--gpus", 1, MAX_GPUS), help="GPUs in all (default 8; with --min-gpus, searched)")
-    add("--device", help=f"one of {', '.join(DEVICES)}, or any name with --device-memory")
-    add("--device-memory", type=_real("--device-memory", 0, MAX_DEVICE_GIB), metavar="GIB", help="GiB per GPU")
-    add("--host-memory", type=_real("--host-memory", 0, MAX_HOST_GIB), metavar="GIB", help="host GiB per node")
-    add("--gpus-per-node", type=_bounded("--gpus-per-node", "gpus_per_node"), help="(default 8)")
-    add("--framework", choices=FRAMEWORKS, help="assume this framework's defaults where a flag is left out")
-    add("--train", choices=TRAIN_BACKENDS, help="the training backend (default fsdp)")
-    for flag, field in (
-        ("--train-tp", "train_tp"),
-        ("--train-pp", "train_pp"),
-        ("--train-ep", "train_ep"),
-        ("--train-cp", "train_cp"),
-        ("--ulysses-sp", "sequence_parallel"),
-    ):
-        add(flag, type=_bounded(flag, field), help="Megatron parallelism" if "train" in flag else "Ulysses SP size")
-    add("--lora-rank", type=_bounded("--lora-rank", "lora_rank"), help="LoRA rank (a -LoRA task means 32)")
-    add("--lora-targets", metavar="MODULES", help="PEFT target_modules: all-linear (default) or q_proj,v_proj,...")
-    _switch(parser, "offload", "offload", "offload parameters and optimizer states (default)", "keep them on the GPU")
-    add("--offload-mode", choices=OFFLOAD_MODES, help="phase (verl's) or compute (FSDP2, ZeRO-Offload; default)")
-    _switch(parser, "ref-offload", "ref_offload", "offload the reference model (default)", "keep it on the GPU")
-    _switch(parser, "kl", "kl", "load a reference model for KL", "no reference model (default)")
-    _switch(parser, "critic", "critic", "train a critic (PPO's default)", "no critic")
-    add("--prompt-length", type=_bounded("--prompt-length", "prompt_length"), help="max tokens (default 512)")
-    add("--response-length", type=_bounded("--response-length", "response_length"), help="max tokens (default 1024)")
-    add("--mean-prompt-length", type=_bounded("--mean-prompt-length", "prompt_length"), help="for the expected peak")
-    add("--mean-response-length", type=_bounded("--mean-response-length", "response_length"), help="ditto")
-    add("--micro-batch", type=_bounded("--micro-batch", "micro_batch"), help="sequences per GPU per pass (default 1)")
-    add("--log-prob-micro-batch", type=_bounded("--log-prob-micro-batch", "log_prob_micro_batch"), help="ditto")
-    add("--token-budget", type=_bounded("--token-budget", "max_token_len"), help="dynamic batching: tokens per GPU")
-    add("--keep-padding", action="store_true", help="sequences are padded to the maximum lengths")
-    add("--rollout-n", type=_bounded("--rollout-n", "rollout_n"), help="responses per prompt (default 1)")
-    add("--train-batch", type=_bounded("--train-batch", "train_batch"), help="prompts per step")
-    add("--rollout-tp", type=_bounded("--rollout-tp", "rollout_tp"), help="rollout TP (default: the largest)")
-    add(
-        "--gpu-memory-utilization",
-        type=_real("--gpu-memory-utilization", 0, 1),
-        metavar="FRACTION",
-        help="the engine's claim (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static)",
+    run = parser.add_argument_group(
+        "a run described by flags",
+        "--model and --device are needed together; a flag left out assumes what a silent script assumes",
     )
+    add = run.add_argument
+    add(
+        "--model",
+        metavar="MODEL",
+        help="a bundled model name (Qwen2.5-7B, Llama-3.1-8B, ...), a hub id or a config.json path; needed, with "
+        "--device, unless --row (a name read as another bundled one is said on stderr)",
+    )
+    add(
+        "--device",
+        metavar="DEVICE",
+        help=f"one of {', '.join(DEVICES)}, or any name with --device-memory; needed, with --model, unless --row "
+        "(A100 is A100-80G: a name read as another is said on stderr)",
+    )
+    tasks = ", ".join(t.upper() for t in ALGORITHMS)
+    add("--task", metavar="TASK", default="GRPO", help=f"{tasks}, each also with -LoRA (default GRPO: full training)")
+    add("--gpus", metavar="N", type=_whole("--gpus", 1, MAX_GPUS), help="GPUs in all (default 8; --min-gpus searches)")
+    add("--device-memory", metavar="GIB", type=_real("--device-memory", 0, MAX_DEVICE_GIB),
+        help="GiB per GPU (default: the device table's)")  # fmt: skip
+    add("--host-memory", metavar="GIB", type=_real("--host-memory", 0, MAX_HOST_GIB),
+        help="host GiB per node (default: a DGX node's where standard, else not checked)")  # fmt: skip
+    add("--gpus-per-node", metavar="N", type=_bounded("--gpus-per-node", "gpus_per_node"), help="(default 8)")
+    add("--framework", choices=FRAMEWORKS, help="assume its defaults where a flag is left out (default: none)")
+    add("--train", choices=TRAIN_BACKENDS, help="the training backend (default fsdp)")
+    for flag, field, what in (
+        ("--train-tp", "train_tp", "Megatron tensor parallelism"),
+        ("--train-pp", "train_pp", "Megatron pipeline parallelism"),
+        ("--train-ep", "train_ep", "Megatron expert parallelism"),
+        ("--train-cp", "train_cp", "Megatron context parallelism"),
+        ("--ulysses-sp", "sequence_parallel", "Ulysses sequence parallelism"),
+    ):
+        add(flag, metavar="N", type=_bounded(flag, field), help=f"{what} ({SILENT_NOTE})")
+    add("--lora-rank", metavar="RANK", type=_bounded("--lora-rank", "lora_rank"),
+        help="LoRA rank (default: 32 for a task ending in -LoRA, else none)")  # fmt: skip
+    add("--lora-targets", metavar="MODULES", help="PEFT target_modules (default all-linear; or q_proj,v_proj,...)")
+    _switch(run, "offload", "offload", "offload parameters and optimizer states (the default)", "keep them on the GPU")
+    add("--offload-mode", choices=OFFLOAD_MODES,
+        help="phase (verl's) or compute (FSDP2, ZeRO-Offload; the default without --framework)")  # fmt: skip
+    _switch(run, "ref-offload", "ref_offload", "offload the reference model (the default)", "keep it on the GPU")
+    _switch(run, "kl", "kl", "load a reference model for KL", "no reference model (the default)")
+    _switch(run, "critic", "critic", "train a critic (PPO's default)", "no critic")
+    tokens = ("--prompt-length", "prompt_length", "max prompt tokens (default 512)"), (
+        "--response-length", "response_length", "max response tokens (default 1024)")  # fmt: skip
+    for flag, field, what in tokens:
+        add(flag, metavar="TOKENS", type=_bounded(flag, field), help=what)
+    add("--mean-prompt-length", metavar="TOKENS", type=_bounded("--mean-prompt-length", "prompt_length"),
+        help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
+    add("--mean-response-length", metavar="TOKENS", type=_bounded("--mean-response-length", "response_length"),
+        help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
+    add("--micro-batch", metavar="SEQS", type=_bounded("--micro-batch", "micro_batch"),
+        help="sequences per GPU per update pass (default 1)")  # fmt: skip
+    add("--log-prob-micro-batch", metavar="SEQS", type=_bounded("--log-prob-micro-batch", "log_prob_micro_batch"),
+        help="sequences per GPU per log-prob pass (default: as --micro-batch)")  # fmt: skip
+    add("--token-budget", metavar="TOKENS", type=_bounded("--token-budget", "max_token_len"),
+        help="dynamic batching's tokens per GPU (default: no dynamic batching)")  # fmt: skip
+    add("--keep-padding", action="store_true", help="sequences are padded to the maximum lengths")
+    add("--rollout-n", metavar="N", type=_bounded("--rollout-n", "rollout_n"), help="responses per prompt (default 1)")
+    add("--train-batch", metavar="PROMPTS", type=_bounded("--train-batch", "train_batch"),
+        help="prompts per step (default: not stated)")  # fmt: skip
+    add("--rollout-tp", metavar="TP", type=_bounded("--rollout-tp", "rollout_tp"),
+        help="rollout tensor parallelism (default: the largest the heads allow)")  # fmt: skip
+    add("--gpu-memory-utilization", metavar="FRACTION", type=_real("--gpu-memory-utilization", 0, 1),
+        help="the engine's claim, vLLM's gpu_memory_utilization or SGLang's mem_fraction_static (default: not "
+        "stated, the weights and KV cache it uses; 0.5 with --framework verl)")  # fmt: skip
     add("--engine", choices=ENGINES, help="the rollout engine (default vllm)")
-    add("--max-num-seqs", type=_bounded("--max-num-seqs", "max_num_seqs"), help="the engine's batch limit")
+    add("--max-num-seqs", metavar="SEQS", type=_bounded("--max-num-seqs", "max_num_seqs"),
+        help="the engine's batch limit (default 256, vLLM's)")  # fmt: skip
     add("--fp8-rollout", action="store_true", default=None, help="fp8 rollout weights")
-    add("--no-free-cache-engine", dest="free_cache", action="store_false", default=None, help="no sleep mode")
-    add("--rollout-gpus", type=_bounded("--rollout-gpus", "rollout_gpus"), help="GPUs of the engine alone")
+    add("--no-free-cache-engine", dest="free_cache", action="store_false", default=None,
+        help="the engine keeps its claim while training (no sleep mode)")  # fmt: skip
+    add("--rollout-gpus", metavar="N", type=_bounded("--rollout-gpus", "rollout_gpus"),
+        help="GPUs of the engine alone (default: colocated, none)")  # fmt: skip
     add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
     add("--entropy-chunking", action="store_true", default=None, help="chunked entropy in the log-prob pass")
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
-    add("--no-gradient-checkpointing", dest="checkpointing", action="store_false", default=None, help="keep all")
+    add("--no-gradient-checkpointing", dest="checkpointing", action="store_false", default=None,
+        help="keep every activation (default: recomputation on)")  # fmt: skip
     add("--min-gpus", action="store_true", help="search the fewest GPUs of the device that hold the run")
-    add("--row", metavar="FILE:LINE", help="estimate a row of the data, with its script's settings")
-    add("--format", choices=("text", "json"), default="text", help="the output format")
+    row = parser.add_argument_group("a row of the data")
+    row.add_argument(
+        "--row",
+        metavar="FILE:LINE",
+        help="estimate the row at (or starting before) LINE of a data file, with its script's settings; needed "
+        "instead of --model and --device (only the mean lengths, --host-memory and --format may be added)",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format (default text)")
+
+
+def said_as(flag: str, given: str, name: str) -> None:
+    """Say on stderr when a name was read as another (``A100`` is A100-80G), so no one is surprised later.
+
+    Case alone is not worth a line; any other difference is, since the output then
+    describes a different device or model than the one typed.
+    """
+    if given.strip().lower() != name.lower():
+        print(f"{PROG}: note: {flag} {shown(given)} is read as {name}", file=sys.stderr)
 
 
 #: flags that describe the data rather than a script's settings: they apply with --row too
@@ -164,6 +221,7 @@ FACT_FLAGS = ("mean_prompt_length", "mean_response_length", "host_memory", "form
 def architecture(name: str) -> Architecture:
     found = bundled(name)
     if found is not None:
+        said_as("--model", name, found.name)
         return found
     if name.endswith(".json") or ("/" in name and Path(name).exists()):
         try:
@@ -232,14 +290,16 @@ def run_from_flags(args: argparse.Namespace) -> Run:
 def _device(args: argparse.Namespace, name: str | None) -> tuple[str, float]:
     if not name:
         raise CliError("--device is needed, e.g. --device H100 (or any name with --device-memory 48)")
+    device = canonical(name)
     if args.device_memory is not None:
-        return canonical(name) or name, args.device_memory
+        return device or name, args.device_memory
     gib = device_memory(name)
-    if gib is None:
+    if gib is None or device is None:
         raise CliError(
             f"--device {shown(name)} is not one of {', '.join(DEVICES)}; give its memory with --device-memory GIB"
         )
-    return canonical(name) or name, gib
+    said_as("--device", name, device)
+    return device, gib
 
 
 def _facts(plan: Plan, args: argparse.Namespace) -> Plan:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -34,7 +35,7 @@ from sphinx_rlresources.cli.common import (
     repository_root,
     write_file,
 )
-from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, header_key, parse_page
+from sphinx_rlresources.cli.pageread import REQUIRED, SIZE_LABEL, Cell, Finding, Page, header_key, parse_page
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import relpath
@@ -90,6 +91,7 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
     for heading in page.headings:
         if heading.size:
             result.add_size(heading.size)
+    result.findings.extend(_odd_headers(page))
     for table, parents in page.tables:
         heading_size = next((h.size for h in reversed(parents) if h.size), None)
         where = f"the {table.kind} at line {table.line}"
@@ -178,6 +180,42 @@ def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
                 result.links.append(link)
     result.findings.sort(key=lambda f: (f.line, ("row", "cell", "part", "defect", "note").index(f.kind)))
     return result
+
+
+def _odd_headers(page: Page) -> list[Finding]:
+    """A table whose header differs from the page's usual one: readers see two kinds of table on one page.
+
+    The usual header is the one most tables share; a table with other spelling
+    (``tag`` for ``Tag``) or fewer columns (no Contributor) is a defect of the page.
+    """
+    headers = [tuple(c.text for c in table.header) for table, _parents in page.tables if table.header]
+    if len(headers) < 2:
+        return []
+    usual, count = collections.Counter(headers).most_common(1)[0]
+    if count < 2:
+        return []
+    found = []
+    for table, _parents in page.tables:
+        if not table.header or tuple(c.text for c in table.header) == usual:
+            continue
+        mine = [c.text for c in table.header]
+        missing = [name for name in usual if name.lower() not in {m.lower() for m in mine}]
+        cased = [m for m in mine if m not in usual and m.lower() in {u.lower() for u in usual}]
+        why = []
+        if cased:
+            why.append(f"spelled {', '.join(repr(c) for c in cased)}")
+        if missing:
+            why.append(f"without {', '.join(missing)}")
+        if why:
+            found.append(
+                Finding(
+                    table.line,
+                    f"the {table.kind}'s header ({', '.join(mine)}) differs from the page's other tables "
+                    f"({', '.join(usual)}): {'; '.join(why)}; write it like the others",
+                    "defect",
+                )
+            )
+    return found
 
 
 ENTRY_ORDER = (
@@ -278,9 +316,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     suggestion = url_suggestion(result.links)
     if suggestion:
         template, ref, others = suggestion
-        out.write("The links were GitHub URLs; to keep linking them, put this in conf.py:\n")
-        out.write(f"    rlresources_script_url = {template!r}\n")
-        out.write(f"    rlresources_script_ref = {ref!r}\n")
+        out.write(
+            "The links were GitHub URLs; to keep linking them, put this in pyproject.toml (the build and every "
+            "command read it):\n"
+        )
+        out.write("    [tool.rlresources]\n")
+        out.write(f"    script_url = {json.dumps(template)}\n")
+        out.write(f"    script_ref = {json.dumps(ref)}\n")
         for other in others:
             out.write(f"  (some links used another repository or ref: {other})\n")
     rows = sum(len(r) for r in result.rows.values())

@@ -36,6 +36,7 @@ from sphinx_rlresources.core.crosscheck import known, stated
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.model import size_key
+from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
@@ -106,12 +107,44 @@ def suggest_name(filename: str, run: Run) -> str | None:
     return name if parsed is not None else None
 
 
-def build_row(script: str, name: naming.ScriptName, run: Run, args: argparse.Namespace) -> Row:
-    """The row's values: certain ones filled, the rest TODO (with a hint beside it)."""
+#: A script's algorithm (the framework's estimator name) -> how the tables name the task.
+TASKS = {
+    "grpo": "GRPO",
+    "gae": "PPO",
+    "ppo": "PPO",
+    "rloo": "RLOO",
+    "remax": "ReMax",
+    "reinforce_plus_plus": "REINFORCE++",
+    "reinforce_plus_plus_baseline": "REINFORCE++-baseline",
+    "gspo": "GSPO",
+    "dapo": "DAPO",
+}
+
+
+def _task(named: dict[str, str], run: Run) -> str:
+    """The task from the name when the rule carries it, else from the script's algorithm and LoRA rank."""
+    if "task" in named:
+        return task_label(named["task"])
+    algorithm = _text(run.algorithm)
+    label = TASKS.get(algorithm or "")
+    if label is None:
+        return TODO
+    rank = run.lora_rank.value if known(run.lora_rank) else None
+    return f"{label}-LoRA" if rank else label if rank == 0 else TODO
+
+
+def build_row(script: str, named: dict[str, str], run: Run, args: argparse.Namespace) -> Row:
+    """The row's values: what the name and the script settle, the rest TODO (with a hint beside it).
+
+    ``named`` holds the fields the repository's naming rule puts in the name (all six
+    under the seed rule; the model and backend under verl's ``run_<model>_<backend>.sh``).
+    """
     notes: list[str] = []
     comments: dict[str, str] = {}
 
     def pick(field: str, from_name: Any, from_script: Any) -> Any:
+        if from_name is None:
+            return from_script if from_script is not None else TODO
         if from_script is not None and str(from_script).lower() != str(from_name).lower():
             notes.append(
                 f"the file name says {field} '{from_name}' but the script runs '{from_script}'; the row "
@@ -122,21 +155,23 @@ def build_row(script: str, name: naming.ScriptName, run: Run, args: argparse.Nam
 
     model_path = _text(run.model)
     model: str = TODO
-    hint = model_hint(model_path, name.model)
+    hint = model_hint(model_path, named.get("model", "").replace("_", "-"))
     if model_path:
         model = hint or TODO
-        comments["model"] = f"from actor_rollout_ref.model.path={model_path}, as the tables name models"
+        comments["model"] = f"from {run.model.written or model_path}, as the tables name models"
     else:
         comments["model"] = f"the model family and size, e.g. {hint} (from the file name; the script does not say)"
+    gpus = int(named["gpus"]) if named.get("gpus", "").isdigit() else None
+    device = named.get("device")
     values: dict[str, Any] = {
         "tag": args.tag or TODO,
         "model": model,
-        "task": task_label(name.task),
-        "gpus": pick("gpus", name.gpus, _gpus(run)),
-        "device": name.device.upper(),
+        "task": _task(named, run),
+        "gpus": pick("gpus", gpus, _gpus(run)),
+        "device": device.upper() if device else TODO,
         "max_batch": TODO,
-        "train": pick("train", name.train, _text(run.train_backend)),
-        "infer": pick("infer", name.infer, _text(run.engine)),
+        "train": pick("train", _backend(named.get("train")), _text(run.train_backend)),
+        "infer": pick("infer", named.get("infer"), _text(run.engine)),
         "script": script,
         "contributor": args.contributor or TODO,
     }
@@ -144,13 +179,22 @@ def build_row(script: str, name: naming.ScriptName, run: Run, args: argparse.Nam
         values["model_id"] = model_path
     if values["tag"] == TODO:
         comments["tag"] = "MIN (every memory saving on) or RECOMMENDED (best throughput)"
+    if values["device"] == TODO:
+        comments["device"] = "the GPU it ran on, e.g. H100 (neither the name nor the script says)"
     batch = run.train_batch_size.value if stated(run.train_batch_size) else None
     comments["max_batch"] = "the largest batch that ran on this hardware, or null if not measured" + (
-        f" (the script runs data.train_batch_size={batch})" if batch else ""
+        f" (the script runs {run.train_batch_size.written})" if batch else ""
     )
     if values["contributor"] == TODO:
         comments["contributor"] = "who ran it: a name, or {name: ..., github: ...}"
     return Row(values, comments, notes)
+
+
+def _backend(named: str | None) -> str | None:
+    """A backend as a name writes it (``fsdp2``, ``megatron_lite``), as a row's train."""
+    if named is None:
+        return None
+    return "megatron" if named.startswith("megatron") else "fsdp" if named.startswith("fsdp") else named
 
 
 def row_text(row: Row, indent: str) -> str:
@@ -213,26 +257,28 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as error:
         raise CliError(f"the script '{args.script}' cannot be read: {error.strerror or error}") from None
     asked = rowscript.run_of(data, relative, {}, rowscript.TreeFiles(root))
-    name, problem = naming.parse(script.name)
-    if name is None:
-        rule = "" if naming.RULE in (problem or "") else f"; the rule is {naming.RULE}"
-        out.write(f"{args.script}: error: {problem}{rule} [rlresources.naming]\n")
-        suggestion = suggest_name(script.name, asked)
+    rule = naming_rule(project.naming)
+    named = rule.parse(script.name)
+    problem = rule.problem(script.name)
+    if named is None or problem is not None:
+        said = "" if rule.shown in (problem or "") else f"; the rule is {rule.shown}"
+        out.write(f"{args.script}: error: {problem}{said} [rlresources.naming]\n")
+        suggestion = suggest_name(script.name, asked) if rule.name == "seed" else None
         if suggestion:
             moved = (Path(args.script).parent / suggestion).as_posix()
             out.write(f"suggested name: {suggestion} (git mv {args.script} {moved})\n")
-        else:
+        elif rule.name == "seed":
             out.write(
                 "no name can be suggested (the device is never in the script); name it like "
-                "qwen2-7b_grpo-lora_8_h100_fsdp_vllm.sh\n"
+                "qwen2.5-7b_grpo-lora_8_h100_fsdp_vllm.sh\n"
             )
         out.write("no row was written; rename the script, then run rlresources new again\n")
         return EXIT_FINDINGS
     label = args.size or size_label(script.parent.name)
     if not label or (args.size and not re.match(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$", label)):
         raise CliError(
-            f"the size cannot be told from the folder '{script.parent.name}'; pass --size (e.g. --size 7B), "
-            "or keep scripts under examples/tuning/<size>/"
+            f"the size cannot be told from the folder '{script.parent.name}'; pass --size (e.g. --size 7B, the "
+            "section the row belongs in), or keep scripts under examples/tuning/<size>/"
         )
     options = load_options(args, project)
     dataset = load_dataset(data_dir, root, options)
@@ -243,7 +289,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 "edit that row instead\n"
             )
             return EXIT_FINDINGS
-    row = build_row(relative, name, asked, args)
+    row = build_row(relative, named, asked, args)
     key = size_key(label)
     target = next((p for p in data_files(data_dir) if size_key(p.stem) == key), data_dir / f"{key}.yaml")
     try:  # the file as it is, read as it will be written: inside the root, never through a link

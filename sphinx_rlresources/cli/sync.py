@@ -47,7 +47,7 @@ from sphinx_rlresources.safe.text import one_line, shown
 
 ROW_OPTIONS = ("columns", "sort", *cols.FILTERS)
 """The directive's options that choose rows, columns and order: all a Markdown table can use."""
-SPHINX_ONLY = ("caption", "name", "class", "widths", "align", "filter")
+SPHINX_ONLY = ("caption", "name", "class", "widths", "align", "filter", "markers")
 """The directive's other options, which style or name a Sphinx table and mean nothing in Markdown."""
 MAX_PAGE_BYTES = 10 * 1024 * 1024
 """The largest Markdown file read: a README is a few KiB, and the whole file is held to rewrite it."""
@@ -192,15 +192,7 @@ class Syncer:
             filters={key: value for key, value in values.items() if key in cols.FILTERS},
         )
         if chosen.unknown is not None:
-            unknown = chosen.unknown
-            near = f"did you mean '{unknown.closest}'? " if unknown.closest else ""
-            known = ", ".join(unknown.known) or "(none: the data folder has no files)"
-            problem(
-                size.line,
-                size.column,
-                Subtype.UNKNOWN_SIZE,
-                f"unknown size {shown(unknown.wanted)}; {near}the known sizes are: {known}",
-            )
+            problem(size.line, size.column, Subtype.UNKNOWN_SIZE, chosen.unknown.message)
             return None
         for wrong in chosen.problems:
             where = block.options[wrong.option].value

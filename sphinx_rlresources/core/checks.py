@@ -10,14 +10,15 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from sphinx_rlresources.core import crosscheck, git, plausibility, rowscript
+from sphinx_rlresources.core import crosscheck, git, history, plausibility, requirements, rowscript
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
+from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.reader import read_script
-from sphinx_rlresources.scripts.run import Run
+from sphinx_rlresources.scripts.run import Requirement, Run
 
 MAX_HINT_CANDIDATES = 100
 """The most names one "did you mean" compares: a folder of thousands of scripts must not
@@ -43,31 +44,49 @@ class Hints:
 
     def _groups(self, folder: Path) -> dict[str, list[str]]:
         if folder not in self.folders:
-            groups: dict[str, list[str]] = {"": []}
             try:
                 with os.scandir(folder) as entries:
                     names = sorted(e.name for e in entries if e.name.endswith(".sh"))
             except OSError:
                 names = []
-            for name in names:
-                groups[""].append(name)
-                for key in self._keys(name):
-                    groups.setdefault("/" + key, []).append(name)
-            self.folders[folder] = groups
+            self.folders[folder] = self._grouped(names)
         return self.folders[folder]
+
+    def _grouped(self, names: list[str]) -> dict[str, list[str]]:
+        groups: dict[str, list[str]] = {"": []}
+        for name in names:
+            groups[""].append(name)
+            for key in self._keys(name):
+                groups.setdefault("/" + key, []).append(name)
+        return groups
+
+    @classmethod
+    def closest_in(cls, names: list[str], name: str) -> tuple[str | None, int]:
+        """The nearest of ``names`` to ``name`` (a folder listed by git at a ref, say), bounded the same way."""
+        hints = cls()
+        hints.folders[Path("/")] = hints._grouped(sorted(names))
+        return hints.closest(Path("/"), name)
 
     def closest(self, folder: Path, name: str) -> tuple[str | None, int]:
         """The nearest existing name, and how many scripts were too many to search (0: none)."""
         groups = self._groups(folder)
         model, model_task = self._keys(name)
         too_many = 0
+        best: tuple[float, str] | None = None
+        # Every group small enough is searched and the nearest name wins: the narrow groups
+        # only bound the cost.  Taking the first group with any match would answer verl's
+        # misspelled 'qwen2-14b_grpo_4_h800_…' with the LoRA script of the same model field
+        # instead of 'qwen2_14b_grpo_4_h800_…', one character away.
         for group in (groups.get("/" + model_task, []), groups.get("/" + model, []), groups[""]):
             if len(group) > MAX_HINT_CANDIDATES:
                 too_many = max(too_many, len(group))
                 continue
-            close = difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6)
-            if close:
-                return close[0], 0
+            for close in difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6):
+                ratio = difflib.SequenceMatcher(None, name, close).ratio()
+                if best is None or ratio > best[0]:
+                    best = (ratio, close)
+        if best is not None:
+            return best[1], 0
         return None, too_many
 
 
@@ -213,6 +232,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
     known: dict[Path, Path] = {}  # folder -> real path, shared by the rows of one load
     hints = Hints()  # each folder listed once, however many rows miss their script
     pinned: list[Entry] = []
+    declared: tuple[Requirement, ...] | None = None
     for entry in dataset.entries:
         key = PurePosixPath(entry.script).as_posix()
         if key in first:
@@ -247,7 +267,9 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
         run, data = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else (None, None)
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
+            if declared is None:
+                declared = requirements.declared(dataset.root, None)  # read once, for every checked-out row
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared))
         check_plausible(dataset, entry, data)
     if pinned:
         check_pinned(dataset, pinned, cross_check, rule)
@@ -279,6 +301,8 @@ def check_plausible(dataset: DataSet, entry: Entry, data: bytes | None) -> None:
 def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: NamingRule = PRESETS["seed"]) -> None:
     """Check rows whose script is read from git at their ``script_ref``: one process for all."""
     limit = rowscript.MAX_SCRIPT_BYTES
+    declared: dict[str, tuple[Requirement, ...]] = {}  # per ref: the metadata read once
+    read_at_ref: list[Entry] = []
     try:
         found = git.read_pinned(
             dataset.root, [(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit
@@ -316,7 +340,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
                     entry,
                     "script",
                     Subtype.SCRIPT_MISSING,
-                    f"script '{entry.script}' does not exist at {ref}; check the path, or the script_ref",
+                    f"script '{entry.script}' does not exist at {ref}{pinned_hint(dataset.root, ref, entry)}",
                 )
             )
             dataset.diagnostics.extend(check_naming(entry, None, rule))
@@ -338,5 +362,46 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             run = rowscript.run_of(blob.data, PurePosixPath(entry.script).as_posix(), entry.env, files)
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script))
+            if ref not in declared:
+                declared[ref] = requirements.declared(dataset.root, ref)
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared[ref]))
+            read_at_ref.append(entry)
         check_plausible(dataset, entry, blob.data if cross_check else None)
+    history.check_pinned_history(dataset, read_at_ref)
+
+
+def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
+    """ "Did you mean" for a script missing at its ref, with what the script it probably means runs.
+
+    The same bounded comparison as for a checked-out script (:class:`Hints`), over the
+    names git stores in that folder at the ref; the reader is told what the near name
+    asks for, so a misspelled link that hides a wrong model or GPU count is found too.
+    """
+    folder = PurePosixPath(entry.script).parent.as_posix()
+    folder = "" if folder == "." else folder
+    try:
+        names = [n for n in git.list_folder(root, ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
+    except git.GitUnavailable:
+        names = []
+    close, too_many = Hints.closest_in(names, entry.script_name)
+    if close is None:
+        if too_many:
+            return f"; check the path (its folder has {too_many} scripts like it at {ref}, too many to suggest one)"
+        return "; check the path, or the script_ref"
+    path = f"{folder}/{close}" if folder else close
+    hint = f"; did you mean '{path}'?"
+    try:
+        blob = git.read_pinned(root, [(ref, path)], rowscript.MAX_SCRIPT_BYTES).files.get((ref, path))
+    except git.GitUnavailable:
+        blob = None
+    if blob is not None and blob.data is not None:
+        asked = rowscript.run_of(blob.data, path, entry.env, rowscript.RefFiles(root, ref))
+        said = [
+            f"{asked.gpus.value} GPUs" if crosscheck.known(asked.gpus) else "",
+            str(asked.train_backend.value) if crosscheck.known(asked.train_backend) else "",
+            str(asked.engine.value) if crosscheck.known(asked.engine) else "",
+            one_line(str(asked.model.value), 80) if crosscheck.known(asked.model) else "",
+        ]
+        if any(said):
+            hint += f" It runs {', '.join(part for part in said if part)}"
+    return hint

@@ -18,7 +18,8 @@ import re
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.safe.text import one_line
-from sphinx_rlresources.scripts.run import Found, Origin, Run
+from sphinx_rlresources.scripts.records import SCRIPT_COMMENT
+from sphinx_rlresources.scripts.run import Found, Origin, Requirement, Run
 
 #: Task algorithm (lowercase, without ``-LoRA``) -> the estimator values that run it.  DAPO,
 #: Dr. GRPO and GSPO are GRPO's group-relative advantage with other loss settings, so verl
@@ -53,6 +54,7 @@ BACKENDS = {
 }
 
 _LORA_PARTS = frozenset({"lora", "qlora"})
+
 _VERSION_SUFFIX = re.compile(r"[0-9.]+$")
 
 
@@ -73,12 +75,20 @@ def stated(found: Found[object]) -> bool:
     return known(found) and found.origin is not Origin.FRAMEWORK_DEFAULT
 
 
-def cross_check(entry: Entry, run: Run, script_display: str) -> list[Diagnostic]:
+def cross_check(
+    entry: Entry, run: Run, script_display: str, requires: tuple[Requirement, ...] = ()
+) -> list[Diagnostic]:
     """Every disagreement between the row and what the script runs.
 
-    ``script_display`` is how messages name the script (its path from the root).
+    ``script_display`` is how messages name the script (its path from the root);
+    ``requires`` are the engine versions the repository's metadata demands
+    (:mod:`.requirements`), checked after the script's own.
     """
-    return _Check(entry, run, script_display).run()
+    check = _Check(entry, run, script_display)
+    found = check.run()
+    if not any(d.subtype is Subtype.ENGINE_VERSION for d in found):
+        check.versions(requires)
+    return check.found
 
 
 class _Check:
@@ -102,6 +112,8 @@ class _Check:
             self.algorithm()
             self.model()
             self.batch()
+            self.records()
+            self.versions(self.r.requires)
         return self.found
 
     # -- helpers -----------------------------------------------------------------------
@@ -251,6 +263,27 @@ class _Check:
             "model_id) or the script",
         )
 
+    def records(self) -> None:
+        _records(self)
+
+    def versions(self, requires: tuple[Requirement, ...]) -> None:
+        """The row's engine version against what the script (or the framework) requires of that engine."""
+        row_engine = _VERSION_SUFFIX.sub("", self.entry.infer.lower()) or self.entry.infer.lower()
+        version = self.entry.infer_version
+        if not version:
+            return
+        for need in requires:
+            if need.engine == row_engine and older(version, need.version):
+                file = self.script if need.source == SCRIPT_COMMENT else need.source.split(" at ", 1)[0]
+                at = f" at {need.source.split(' at ', 1)[1]}" if " at " in need.source else ""
+                self.report(
+                    "infer_version",
+                    Subtype.ENGINE_VERSION,
+                    f"row says {self.entry.infer} {version} but {file}:{need.line}{at} requires "
+                    f"{need.engine} >= {need.version}; run it again with a supported version and update the row",
+                )
+                return
+
     def batch(self) -> None:
         found = self.r.train_batch_size
         if not stated(found) or not self.clear(found) or self.entry.max_batch is None:
@@ -276,6 +309,38 @@ def _because(found: Found[object]) -> str:
     return ""
 
 
+def _records(check: _Check) -> None:
+    """The row's MaxBatch against the batch search the script records beside the value it scales."""
+    entry, run = check.entry, check.r
+    batch = run.train_batch_size.value if stated(run.train_batch_size) else None
+    for log in run.batch_logs:
+        if not batch or not log.value or batch % log.value:
+            continue  # the logged value is not what the batch is made of: nothing to relate
+        factor = batch // log.value
+        where = f"{check.script}:{log.line}"
+        ran = [value for value, ok in log.attempts if ok]
+        failed = {value for value, ok in log.attempts if not ok}
+        if entry.max_batch is not None and entry.max_batch % factor == 0 and entry.max_batch // factor in failed:
+            per = entry.max_batch // factor
+            best = max((v for v in ran if v < per), default=None)
+            advice = f"; the largest that ran is {best} ({best * factor})" if best else ""
+            check.report(
+                "max_batch",
+                Subtype.SCRIPT_RECORD,
+                f"row says max_batch {entry.max_batch} ({log.variable}={per} × {factor}) but the script's own record "
+                f"at {where} marks {per} as failed{advice}: use a value that ran",
+            )
+        elif ran and log.value < max(ran):
+            check.report(
+                "max_batch",
+                Subtype.SCRIPT_RECORD,
+                f"{where} sets {log.variable}={log.value} but its own record says {max(ran)} ran; the script (and "
+                f"the row's max_batch) stop short of the largest batch that ran ({max(ran) * factor}): raise them, or "
+                "say in the comment why not",
+                severity="warning",
+            )
+
+
 def _w(found: Found[object]) -> str:
     """How the script writes a setting, as a message quotes it: one line, at most 120 characters."""
     return one_line(found.written, 120)
@@ -285,3 +350,18 @@ def _key(found: Found[object]) -> str:
     """The key a setting is written with (``algorithm.adv_estimator``), when it is a ``key=value``."""
     key = found.written.split("=", 1)[0] if "=" in found.written else ""
     return key if key and " " not in key else ""
+
+
+def version_key(text: str) -> tuple[int, ...] | None:
+    """``0.8.3`` -> (0, 8, 3); None for anything that is not a plain dotted version."""
+    parts = text.strip().lstrip("v").split(".")
+    return tuple(int(p) for p in parts) if parts and all(p.isdigit() and len(p) < 6 for p in parts) else None
+
+
+def older(version: str, than: str) -> bool:
+    """Whether ``version`` is older than ``than`` (missing trailing parts count as 0)."""
+    mine, theirs = version_key(version), version_key(than)
+    if mine is None or theirs is None:
+        return False
+    width = max(len(mine), len(theirs))
+    return mine + (0,) * (width - len(mine)) < theirs + (0,) * (width - len(theirs))

@@ -60,6 +60,14 @@ class Subtype(str, enum.Enum):
     SCRIPT_ALGORITHM = ("script_algorithm", "The task's algorithm differs from the script's ``adv_estimator``.")
     SCRIPT_MODEL = ("script_model", "The script trains another model than the row's ``model``/``model_id``.")
     SCRIPT_BATCH = ("script_batch", "The row's ``max_batch`` differs from the script's ``data.train_batch_size``.")
+    SCRIPT_RECORD = (
+        "script_record",
+        "The row's ``max_batch`` disagrees with the batch search the script records in its comments.",
+    )
+    ENGINE_VERSION = (
+        "engine_version",
+        "The row's engine version is older than what the framework (or the script) requires.",
+    )
     SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
     IMPLAUSIBLE = (
         "implausible",

@@ -19,6 +19,7 @@ Nothing here imports Sphinx: the build and ``rlresources lint --stale`` share it
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -248,6 +249,14 @@ def last_updated(entries: Sequence[Entry], root: Path, files: Sequence[Path]) ->
     if times:
         return dt.datetime.fromtimestamp(max(times), tz=dt.timezone.utc).date().isoformat(), "mtime"
     return None, "none"
+
+
+def today() -> dt.date:
+    """The build's day: ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).date()
+    return dt.datetime.now(tz=dt.timezone.utc).date()
 
 
 def is_older(tested: str | None, max_age_days: int | None, today: dt.date) -> bool:

@@ -291,3 +291,64 @@ def blame_dates(path: Path) -> dict[int, str]:
         elif text.startswith("committer-time "):
             times[sha] = int(text.split()[1])
     return dates
+
+
+MAX_LISTED = 10_000
+"""The most names one listing returns (a folder of scripts holds dozens)."""
+
+
+def list_folder(root: Path, ref: str, folder: str) -> list[str]:
+    """The names of the files in ``folder`` (a path from ``root``) as git stores them at ``ref``.
+
+    For "did you mean" on a pinned row and for the files a framework declares its
+    requirements in.  ``ref`` must be plainly a ref (:data:`REF_PATTERN`); raises
+    :class:`GitUnavailable` when git cannot answer.
+    """
+    if not REF_PATTERN.fullmatch(ref) or not folder.isprintable():
+        return []
+    top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
+    try:
+        prefix = root.resolve().relative_to(top).as_posix()
+    except ValueError:  # pragma: no cover - rev-parse ran inside root
+        return []
+    path = "/".join(p for p in (prefix if prefix != "." else "", folder.strip("/")) if p)
+    spec = f"{ref}:{path}" if path else f"{ref}:"
+    try:
+        out = run_git(["ls-tree", "--name-only", "-z", spec], root)
+    except GitUnavailable:
+        return []  # no such folder at that ref
+    return [name for name in out.split("\0") if name][:MAX_LISTED]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One commit that changed a file: its hash, day and subject (cleaned)."""
+
+    sha: str
+    date: str
+    subject: str
+
+
+def changes(root: Path, ref: str, path: str, before: str | None = None, limit: int = 30) -> list[Change]:
+    """The commits up to ``ref`` that changed ``path`` (from ``root``), newest first; ``before``: on or before that day.
+
+    One ``git log`` with literal pathspecs; ``ref`` must be plainly a ref.
+    """
+    if not REF_PATTERN.fullmatch(ref) or not path.isprintable():
+        return []
+    args = ["log", f"-{limit}", "--no-renames", "--no-textconv", "--no-ext-diff", "--date=short"]
+    args.append("--format=%H%x1f%ad%x1f%s")
+    if before is not None:
+        args.append(f"--until={before}T23:59:59Z")
+    out = run_git([*args, ref, "--", path], root)
+    found = []
+    for line in out.splitlines():
+        parts = line.split("\x1f", 2)
+        if len(parts) == 3 and re.fullmatch(r"[0-9a-f]{40}", parts[0]):
+            found.append(Change(parts[0], parts[1], clean_text(parts[2])))
+    return found
+
+
+def is_shallow(root: Path) -> bool:
+    """Whether the checkout holding ``root`` is a shallow clone (its history is cut)."""
+    return run_git(["rev-parse", "--is-shallow-repository"], root).strip() == "true"

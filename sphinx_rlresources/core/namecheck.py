@@ -15,6 +15,7 @@ from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
+from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
 
 
@@ -24,10 +25,13 @@ def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnosti
 
 
 def check_naming(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnostic]:
-    """The file name follows the rule and what it names agrees with the row."""
-    if rule.name == "seed":
-        return check_seed(entry, run)
-    return check_rule(entry, run, rule)
+    """The file name follows the rule and what it names agrees with the row and with what the script trains."""
+    found = check_seed(entry, run) if rule.name == "seed" else check_rule(entry, run, rule)
+    named = rule.parse(entry.script_name)
+    if named is not None:
+        found += check_model(entry, run, named.get("model"))
+    found += check_size(entry, named.get("model") if named else None)
+    return found
 
 
 def _script_runs(run: Run | None, name: str) -> str | None:
@@ -162,6 +166,84 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
                 Subtype.NAMING,
                 f"script name '{filename}' says {field} '{value}' but the row says {row_field} "
                 f"'{getattr(entry, row_field)}'; {advice}",
+            )
+        )
+    return found
+
+
+#: Words a checkpoint's name adds that say nothing of the model trained.
+_SUFFIX_WORDS = frozenset({"instruct", "chat", "base", "hf", "it"})
+_SIZE = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)b(?![a-z0-9])")
+
+
+def model_key(text: str) -> str:
+    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``."""
+    last = text.rstrip("/").rsplit("/", 1)[-1].lower()
+    words = [w for w in re.split(r"[-_\s]+", last) if w and w not in _SUFFIX_WORDS]
+    return _norm("".join(words))
+
+
+def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagnostic]:
+    """The model a script's name says against the checkpoint it loads (``qwen2-7b_…`` loading Qwen2.5-7B)."""
+    if run is None or not named:
+        return []
+    found = run.model
+    path = found.value if found.value is not None else found.tail if "/" in found.tail else None
+    if not path or found.line == 0:
+        return []
+    if any(p.severity == "error" and p.key and found.written.startswith(p.key + "=") for p in run.problems):
+        return []  # a mistake already reported there (model.path=model_path): not compared too
+    loaded, said = model_key(path), model_key(named)
+    if not loaded or not said or said in loaded or loaded in said:
+        return []
+    where = f"{found.file or entry.script}:{found.line}"
+    return [
+        _diag(
+            entry,
+            "script",
+            Subtype.NAMING,
+            f"script name '{entry.script_name}' says model '{named}' but {where} trains "
+            f"{one_line(path, 120)}; name the script after the model it trains (or load the model it names)",
+        )
+    ]
+
+
+def _size_of(text: str) -> str | None:
+    found = _SIZE.findall(text.lower())
+    return f"{found[-1]}b" if found else None
+
+
+def check_size(entry: Entry, named_model: str | None) -> list[Diagnostic]:
+    """The size the script's folder and name say against the row's size section (``70b/qwen2-72b_…`` under 70B)."""
+    section = entry.size.lower()
+    parts = entry.script.split("/")
+    folder = parts[-2].lower() if len(parts) > 1 else ""
+    found = []
+    stem = entry.source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()  # a size label the file's name gives
+    if _SIZE.fullmatch(folder) and folder not in (section, stem):
+        found.append(
+            _diag(
+                entry,
+                "script",
+                Subtype.NAMING,
+                f"script '{entry.script}' lives in {folder}/ but the row is in the {entry.size} section; move the row "
+                f"to {folder.upper()}'s data file, or the script to a {section}/ folder",
+            )
+        )
+    said = _size_of(named_model or "")
+    # A section groups sizes (70B holds 72B models); it misleads only when the row hides the size too.
+    if said and said != section and folder in (section, "") and _size_of(entry.model) != said:
+        where = f"its folder ({folder}/) and " if folder else ""
+        found.append(
+            Diagnostic(
+                entry.source.path,
+                *entry.at("script"),
+                Subtype.NAMING,
+                f"script name '{entry.script_name}' says {said.upper()}, but {where}the row's section say "
+                f"{entry.size}, and the row's model '{entry.model}' does not say {said.upper()} either: a reader "
+                f"looking for {said.upper()} does not find it; name the model with its size",
+                severity="warning",
+                json_path=f"{entry.source.json_path}.script",
             )
         )
     return found

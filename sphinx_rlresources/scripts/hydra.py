@@ -91,7 +91,7 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
         problems=problems,
         variables=variables,
         duplicates=duplicates,
-        prefix={name: field.value for name, field in command.prefix},
+        prefix={name: field.word.raw.partition("=")[2] for name, field in command.prefix},
     )
 
 

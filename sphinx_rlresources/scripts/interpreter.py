@@ -82,6 +82,8 @@ class Interpreter(Expander):
         self.work = MAX_WORK
         self.lines: dict[str, int] = {}
         """The line of each variable's last assignment (for messages about a value set there)."""
+        self.written: dict[str, str] = {}
+        """Each variable's last assignment as written (``PYTHONPATH=/opt/x:$PYTHONPATH``), for checks on its text."""
 
     def spend(self, steps: int) -> bool:
         """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
@@ -380,6 +382,7 @@ class Interpreter(Expander):
             return
         name, append, parts = found
         self.lines[name] = word.line
+        self.written[name] = word.raw
         uncertain = self.uncertain and not (self.cases and self.cases[-1].running and self.cases[-1].subject)
         if len(parts) == 1 and isinstance(parts[0], ArrayLit):
             items = None if uncertain else self.array(parts[0])

@@ -94,6 +94,28 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class BatchLog:
+    """A batch search the script records beside a value: ``nproc_per_gpu=45 # 32√ → 64× → 45×``."""
+
+    variable: str
+    line: int
+    value: int
+    """The value the line sets."""
+    attempts: tuple[tuple[int, bool], ...]
+    """Each value tried, in order, and whether it ran (False: it ran out of memory)."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """An engine version something demands: ``vllm >= 0.8.3``, from a script's comment or a package's metadata."""
+
+    engine: str
+    version: str
+    line: int
+    source: str
+
+
+@dataclass(frozen=True)
 class Role:
     """The GPUs of one role of the run (trainer, rollout, reference, critic, reward)."""
 
@@ -194,6 +216,10 @@ class Run:
     fp8_rollout: Found[bool] = UNKNOWN
     # -- what reading found ------------------------------------------------------------------
     problems: tuple[Problem, ...] = ()
+    batch_logs: tuple[BatchLog, ...] = ()
+    """Batch searches the script records in its comments (:mod:`.records`)."""
+    requires: tuple[Requirement, ...] = ()
+    """Engine versions the script's comments demand."""
     deprecated: tuple[str, ...] = ()
     """Deprecated keys the script uses (read, and reported)."""
     variables: dict[str, str | None] = field(default_factory=dict, compare=False)

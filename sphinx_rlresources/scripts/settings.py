@@ -72,7 +72,7 @@ class ScriptSettings:
     duplicates: list[tuple[Override, Override]] = field(default_factory=list)
     """Each key given twice: (the earlier, the later one, which Hydra keeps)."""
     prefix: dict[str, str | None] = field(default_factory=dict)
-    """``NAME=value`` words written before the launch command itself."""
+    """``NAME=value`` words written before the launch command itself, each value as written."""
 
     # -- raw access --------------------------------------------------------------
     def text(self, key: str) -> str | None:

@@ -21,6 +21,7 @@ from sphinx_rlresources.core.model import DataSet, size_key
 from sphinx_rlresources.core.query import Selection, select
 from sphinx_rlresources.core.urls import WEB_SCHEMES
 from sphinx_rlresources.sphinxext.i18n import _
+from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 from sphinx_rlresources.sphinxext.store import ALL, get_dataset, note_use
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
@@ -125,11 +126,15 @@ class RLResourceDirective(SphinxDirective):
             para += nodes.Text(_("Contributions are welcome."))
 
 
-def simple_table(headers: list[str], rows: list[list[nodes.Node]], classes: list[str]) -> nodes.table:
+def simple_table(
+    headers: list[str], rows: list[list[nodes.Node]], classes: list[str], labelled: bool = False
+) -> nodes.table:
     """A one-header-row table without spans, which every writer (man included) can draw.
 
     Equal column widths, as list-table's ``:widths: auto`` gives: HTML ignores them
     (``colwidths-auto``), the text and man writers need one on every column.
+    ``labelled`` body cells carry their column's header, so that on a narrow screen each
+    row can become a card of "label: value" lines, as the resource table's do.
     """
     table = nodes.table(classes=["colwidths-auto", *classes])
     tgroup = nodes.tgroup(cols=len(headers))
@@ -143,8 +148,8 @@ def simple_table(headers: list[str], rows: list[list[nodes.Node]], classes: list
     header: list[nodes.Node] = [nodes.Text(text) for text in headers]
     for parent, cells in [(thead, header), *((tbody, cells) for cells in rows)]:
         row = nodes.row()
-        for content in cells:
-            entry = nodes.entry()
+        for label, content in zip(headers, cells, strict=True):
+            entry = rlresources_cell(label=label) if labelled and parent is tbody else nodes.entry()
             entry += nodes.paragraph("", "", content)
             row += entry
         parent += row

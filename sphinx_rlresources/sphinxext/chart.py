@@ -20,7 +20,7 @@ from sphinx_rlresources.core.model import Entry, SizeData
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, FILTER_OPTIONS, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import add_wrapper_node, rlresources_chart
-from sphinx_rlresources.sphinxext.svgchart import ChartText, render_svg
+from sphinx_rlresources.sphinxext.svgchart import ChartText, render_svg, render_tall_svg
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -69,7 +69,9 @@ class RLResourceChart(RLResourceDirective):
         ident = f"rl-chart-{nodes.make_id(self.env.docname)}-{self.env.new_serialno('rlresources-chart')}"
         node = rlresources_chart(classes=["rlresources-chart", *self.options.get("class", [])])
         context = CellContext(dataset, self.config.rlresources_script_url, self.config.rlresources_script_ref)
-        node["svg"] = render_svg([s.label for s in chosen.sizes], chosen.entries, words, ident, context)
+        labels = [s.label for s in chosen.sizes]
+        node["svg"] = render_svg(labels, chosen.entries, words, ident, context)
+        node["svg_tall"] = render_tall_svg(labels, chosen.entries, words, f"{ident}-tall", context)
         node["summary"] = _("The chart as a table")
         node += self._compact(chosen.sizes, chosen.entries, context)
         node.source, node.line = self.get_source_info()
@@ -101,12 +103,20 @@ class RLResourceChart(RLResourceDirective):
 
 
 def visit_chart_html(self: HTML5Translator, node: rlresources_chart) -> None:
+    """The wide chart, and the tall one that narrow screens show instead (one is ever displayed).
+
+    The wide plot scrolls sideways, as a last resort, only where neither the stylesheet
+    (a narrow screen) nor the layout script (a column narrower than the chart at 3/4 of
+    its size) switched to the tall one; focusable, so keyboard readers can scroll it too.
+    """
     self.body.append(self.starttag(node, "figure", ""))
-    # The plot alone scrolls sideways when the column is narrower than the chart's smallest
-    # scale (a phone); focusable, so keyboard readers can scroll it too.
-    self.body.append('<div class="rlresources-chart-plot" tabindex="0">')
+    self.body.append('<div class="rlresources-chart-plot rlresources-chart-wide" tabindex="0">')
     self.body.append(node["svg"])  # built by svgchart.render_svg, which escapes every text from the data
     self.body.append("</div>")
+    if node.get("svg_tall"):
+        self.body.append('<div class="rlresources-chart-plot rlresources-chart-tall">')
+        self.body.append(node["svg_tall"])  # render_tall_svg escapes as render_svg does
+        self.body.append("</div>")
     self.body.append(f'<details class="rlresources-chart-data"><summary>{escape(node.get("summary", ""))}</summary>\n')
 
 

@@ -88,7 +88,7 @@ class RLResourceCoverage(RLResourceDirective):
         return table
 
     def _wanted(self, found: Coverage) -> nodes.paragraph:
-        """The sentence that asks for the missing rows."""
+        """The sentences that count the gaps and ask for the rows most wanted."""
         para = nodes.paragraph(classes=["rlresources-wanted"])
         if not found.gaps():
             para += nodes.Text(_("Every size shown has a MIN and a RECOMMENDED configuration for every task."))
@@ -97,19 +97,26 @@ class RLResourceCoverage(RLResourceDirective):
         for tag in TAGS:
             missing = found.missing(tag)
             if missing and len(missing) == len(found.sizes):
-                wanted.append(_("a %(tag)s configuration, which no size has yet") % {"tag": tag})
+                wanted.append(_("a %(tag)s configuration for any size (none has one yet)") % {"tag": tag})
             elif missing:
-                wanted.append(_("a %(tag)s configuration for %(sizes)s") % {"tag": tag, "sizes": ", ".join(missing)})
+                wanted.append(_("a %(tag)s configuration for %(sizes)s") % {"tag": tag, "sizes": _listed(missing)})
         total = len(found.sizes) * len(found.tasks) * len(TAGS)
-        text = _("%(gaps)d of the %(total)d size, task and tag combinations have no configuration yet") % {
+        text = _("%(gaps)d of the %(total)d combinations of size, task and tag have no configuration yet.") % {
             "gaps": found.gaps(),
             "total": total,
         }
         if wanted:
-            text += _(", above all %(wanted)s") % {"wanted": _(" and ").join(wanted)}
-        para += nodes.Text(text + ". ")
+            text += " " + _("Most wanted: %(wanted)s.") % {"wanted": _listed(wanted, _(", and "))}
+        para += nodes.Text(text + " ")
         self.contribute(para)
         return para
+
+
+def _listed(words: list[str], last: str | None = None) -> str:
+    """``405B and 671B``; ``0.5B, 405B and 671B``: a list as a sentence says it."""
+    if len(words) < 2:
+        return "".join(words)
+    return ", ".join(words[:-1]) + (last if last is not None else _(" and ")) + words[-1]
 
 
 def visit_mark_html(self: HTML5Translator, node: rlresources_mark) -> None:

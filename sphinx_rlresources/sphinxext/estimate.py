@@ -112,7 +112,7 @@ class RLResourceEstimate(RLResourceDirective):
                         cells.append(nodes.Text(text))
                     rows.append(cells)
         headers = [_("Model"), _("Task"), _("Device"), _("Fewest GPUs, offload on"), _("Fewest GPUs, offload off")]
-        table = simple_table(headers, rows, ["rlresources-estimate", *self.options.get("class", [])])
+        table = simple_table(headers, rows, ["rlresources-estimate", *self.options.get("class", [])], labelled=True)
         title = _("Estimated, not measured: the fewest GPUs the memory lower bound allows")
         table.insert(0, nodes.title(title, title))
         table.source, table.line = self.get_source_info()

@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING
 from sphinx.util.logging import is_suppressed_warning
 
 from sphinx_rlresources.core.diagnostics import WARNING_TYPE, Subtype
-from sphinx_rlresources.sphinxext.warnings import info
+from sphinx_rlresources.sphinxext.warnings import LEVEL, info
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
 _SUBTYPES = {s.value: s for s in Subtype}
+COUNTED = "rlresources_counted"
 
 
 class FindingCounter(logging.Handler):
@@ -33,13 +34,17 @@ class FindingCounter(logging.Handler):
         self.counts = {"error": 0, "warning": 0}
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(record, "type", None) != WARNING_TYPE:
+        if getattr(record, "type", None) != WARNING_TYPE or getattr(record, COUNTED, False):
             return
+        # Sphinx holds a page's warnings back while it reads (pending_warnings) and then hands
+        # the same records to the logger again; a record is counted the first time only.
+        setattr(record, COUNTED, True)
         subtype = str(getattr(record, "subtype", "") or "")
         if is_suppressed_warning(WARNING_TYPE, subtype, self.app.config.suppress_warnings):
             return
         found = _SUBTYPES.get(subtype)
-        self.counts[found.level if found else "error"] += 1
+        level = getattr(record, LEVEL, None) or (found.level if found else "error")
+        self.counts["warning" if level == "warning" else "error"] += 1
 
     def failing(self, level: str) -> int:
         """How many findings are at or above ``level``."""

@@ -114,8 +114,27 @@ class rlresources_breakable(nodes.Text):  # docutils names node classes in lower
     """
 
 
+class rlresources_engine(rlresources_breakable):
+    """An Infer cell (``vllm0.8.3``): it may also break between the engine and its version.
+
+    Anywhere else a break between letters and a digit would cut ``Qwen|2``; here the
+    data says where the engine's name ends, and ``vllm`` | ``0.8.3`` is how a reader
+    splits it.  The Infer column then needs the width of its longest part, not of the
+    whole name.
+    """
+
+
+_ENGINE = re.compile(r"(?<=[A-Za-z])(?=\d)")
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def visit_breakable(translator: Any, node: nodes.Node) -> None:
-    parts = html_pieces(node.astext())
+    text = node.astext()
+    if isinstance(node, rlresources_engine):
+        parts = [piece for part in _ENGINE.split(text, maxsplit=1) for piece in html_pieces(part)]
+    else:
+        parts = html_pieces(text)
     for index, part in enumerate(parts):
         # the translator's own Text handling keeps the escaping
         translator.visit_Text(nodes.Text(part))
@@ -192,10 +211,19 @@ def prepare_html_table(table: nodes.table) -> None:
         text = literal.astext()
         literal.replace_self(nodes.inline(text, "", rlresources_breakable(text), classes=["rlresources-script"]))
     _soft_hyphens(table)
+    for cell in table.findall(rlresources_cell):
+        if "rl-col-infer" in cell["classes"]:
+            for text in list(cell.findall(nodes.Text)):
+                if type(text) is nodes.Text and _ENGINE.search(str(text)):
+                    text.parent.replace(text, rlresources_engine(str(text)))
     for tbody in table.findall(nodes.tbody):
         for text in list(tbody.findall(nodes.Text)):
             value = str(text)
-            if type(text) is nodes.Text and len(value) > 6 and _HTML_BREAKS.search(value):
+            if type(text) is not nodes.Text:
+                continue
+            if _DATE.fullmatch(value):  # one word: never "2025-06-" and "25" on the next line
+                text.parent.replace(text, nodes.inline(value, value, classes=["rlresources-date"]))
+            elif len(value) > 6 and _HTML_BREAKS.search(value):
                 text.parent.replace(text, rlresources_breakable(value))
     for thead in table.findall(nodes.thead):
         for text in list(thead.findall(nodes.Text)):
@@ -276,4 +304,5 @@ def register(app: Sphinx) -> None:
     app.add_node(rlresources_cell, html=(visit_cell_html, depart_cell_html))
     app.add_node(rlresources_script_label, html=(visit_script_label_html, None))
     app.add_node(rlresources_breakable, html=(visit_breakable, depart_breakable))  # type: ignore[arg-type]
+    app.add_node(rlresources_engine, html=(visit_breakable, depart_breakable))  # type: ignore[arg-type]
     app.add_node(rlresources_hyphenated, html=(visit_hyphenated, depart_breakable))  # type: ignore[arg-type]

@@ -1,16 +1,27 @@
 """Sphinx glue: load the data once per build, report it once, track which pages draw what.
 
-The data is loaded in the main process at ``env-before-read-docs``, before Sphinx forks
-its parallel readers, so every reader shares one loaded and checked data set and each
-problem is reported once per build, not once per page or per process.
+The data is loaded in the main process at ``env-get-outdated``, before Sphinx picks the
+pages to read and forks its parallel readers, so every reader shares one loaded and
+checked data set and each problem is reported once per build, not once per page or per
+process.
+
+A drawn row shows more than its data file says: whether its script exists (a link or a
+plain name), whether its pinned ref is in the repository, its markers and its estimate.
+Sphinx only sees the files a page notes as dependencies, and a script that does not
+exist yet cannot be one, nor can a git ref or the day.  So each build keeps a digest of
+what every size's rows show (:func:`shown`), and the next build re-reads the pages of
+each size whose digest changed: adding a missing script, fetching a pinned ref or
+changing ``[tool.rlresources]`` makes the page outdated, as editing the data does.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sphinx_rlresources.core import freshness
 from sphinx_rlresources.core.loader import LoadOptions, data_files, load_dataset
 from sphinx_rlresources.core.model import DataSet
 from sphinx_rlresources.core.naming import naming_rule
@@ -27,23 +38,28 @@ ALL = "*"
 class Store:
     """What the extension keeps on the environment.
 
-    ``uses`` (docname -> size keys it draws) and ``files`` (the data files seen) persist
-    between builds so that an added or removed data file re-reads exactly the pages it
-    concerns.  The loaded data set is rebuilt every build and never pickled.
+    ``uses`` (docname -> size keys it draws), ``files`` (the data files seen) and
+    ``shown`` (size key -> digest of what its rows show) persist between builds so that
+    an added or removed data file, or a change no dependency sees, re-reads exactly the
+    pages it concerns.  The loaded data set is rebuilt every build and never pickled.
     """
 
     def __init__(self) -> None:
         self.uses: dict[str, set[str]] = {}
         self.files: tuple[str, ...] = ()
+        self.shown: dict[str, str] = {}
         self.dataset: DataSet | None = None
+        self.reported = False
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"uses": self.uses, "files": self.files}
+        return {"uses": self.uses, "files": self.files, "shown": self.shown}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.uses = state["uses"]
         self.files = state["files"]
+        self.shown = state.get("shown", {})
         self.dataset = None
+        self.reported = False
 
 
 def store(env: BuildEnvironment) -> Store:
@@ -86,37 +102,83 @@ def _display(path: Path) -> str:
     return str(path)
 
 
-def on_env_before_read_docs(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+def shown(dataset: DataSet, max_age_days: int | None) -> dict[str, str]:
+    """Size key -> a digest of what its drawn rows show beyond their data file.
+
+    Per row: the script file it links (None: missing, refused, or pinned), whether it
+    is linked at all (a pinned ref the repository has), whether it is stale or older
+    than ``max_age_days`` today, and its estimate.  The data file itself is a noted
+    dependency, and a changed setting re-reads every page, so neither is repeated here.
+    """
+    day = freshness.today()
+    found = {}
+    for key, size in dataset.sizes.items():
+        facts = [
+            (
+                str(dataset.scripts.get(entry.script)),
+                entry.script in dataset.linkable,
+                entry.source in dataset.stale,
+                freshness.is_older(entry.tested, max_age_days, day),
+                dataset.estimates.get(entry.source),
+            )
+            for entry in size.entries
+        ]
+        found[key] = hashlib.sha256(repr((size.readable, facts)).encode("utf-8")).hexdigest()
+    return found
+
+
+def load(app: Sphinx, env: BuildEnvironment) -> DataSet:
+    """Load this build's data set (once) and report its problems (once)."""
     data_dir, root = paths(app)
     kept = store(env)
-    if not data_dir.is_dir():
-        kept.dataset = DataSet(data_dir=data_dir, root=root)
-        return  # already reported at config-inited
-    kept.dataset = load_dataset(data_dir, root, load_options(app), display=_display)
-    for diagnostic in kept.dataset.diagnostics:
+    if kept.dataset is None:
+        if not data_dir.is_dir():
+            kept.dataset = DataSet(data_dir=data_dir, root=root)  # reported at config-inited
+        else:
+            kept.dataset = load_dataset(data_dir, root, load_options(app), display=_display)
+    return kept.dataset
+
+
+def on_env_before_read_docs(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    kept = store(env)
+    dataset = load(app, env)
+    if kept.reported:
+        return
+    kept.reported = True
+    for diagnostic in dataset.diagnostics:
         warn(diagnostic)
-    for note in kept.dataset.notes:
+    for note in dataset.notes:
         info(f"rlresources: {note}")
 
 
 def on_env_get_outdated(
     app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str], removed: set[str]
 ) -> list[str]:
-    """Re-read the pages that draw sizes when data files appear or disappear.
+    """Re-read the pages whose drawing changed though none of their dependencies did.
 
-    An edited file is already handled by ``note_dependency``; a new or deleted one
-    changes what ``all`` draws and whether a size is known, which no dependency sees.
+    An edited data file or script is already handled by ``note_dependency``.  A new or
+    deleted data file changes what ``all`` draws and whether a size is known; a script
+    that appears, a pinned ref that is fetched, a setting or the day can change what a
+    size's rows show (:func:`shown`).  Neither is a file the page could depend on.
     """
     data_dir, _root = paths(app)
     kept = store(env)
+    kept.dataset = None  # a new build (an app may build twice): load afresh
+    kept.reported = False
     try:
         now = tuple(p.name for p in data_files(data_dir)) if data_dir.is_dir() else ()
     except OSError:
         now = ()
-    if now == kept.files:
-        return []
-    kept.files = now
-    return sorted(doc for doc in kept.uses if doc in env.found_docs and doc not in changed)
+    before, kept.shown = kept.shown, shown(load(app, env), app.config.rlresources_max_age_days)
+    if now != kept.files:
+        kept.files = now
+        wanted = set(kept.uses)
+    else:
+        moved = {key for key in before.keys() | kept.shown.keys() if before.get(key) != kept.shown.get(key)}
+        if not moved:
+            return []
+        wanted = {doc for doc, keys in kept.uses.items() if keys & moved or ALL in keys}
+    return sorted(doc for doc in wanted if doc in env.found_docs and doc not in changed)
 
 
 def on_env_purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:

@@ -166,6 +166,114 @@ def render_svg(
     return "\n".join(out)
 
 
+# The tall layout, for narrow screens: sizes down the side, GPUs along the top.
+ROW = 24  # vertical room per size
+TALL_WIDTH = 320  # what the plot aims at: a phone's text column, at scale 1
+TALL_STEP = (18, 40)  # horizontal room per doubling of GPUs, at least and at most
+TICKS = 18  # room for the GPU tick labels above each panel's plot
+CHAR = 7.5  # the width of a size label's character, generously, at 12 units
+
+
+def render_tall_svg(
+    sizes: Sequence[str],
+    entries: Sequence[Entry],
+    text: ChartText | None = None,
+    ident: str = "rl-chart-tall",
+    context: CellContext | None = None,
+) -> str:
+    """The same chart turned a quarter: every size on a line of its own, GPUs across.
+
+    On a phone the wide chart would shrink below legible text or scroll with sizes out
+    of view; this one grows downwards instead, so every size is on screen at full text
+    size.  Same marks, same hover texts, same escaping as :func:`render_svg`.
+    """
+    words = text or ChartText()
+    groups = panels(entries)
+    span = doublings(entries)
+    left = 22 + math.ceil(CHAR * max((len(label) for label in sizes), default=4)) + 8
+    step = max(TALL_STEP[0], min(TALL_STEP[1], (TALL_WIDTH - left - RIGHT) // span))
+    width = left + step * span + RIGHT
+    plot_height = ROW * max(len(sizes), 1)
+    panel_height = PANEL_GAP + TICKS + plot_height + 10
+    height = TOP + panel_height * max(len(groups), 1) + 30
+    row_of = {label.lower(): index for index, label in enumerate(sizes)}
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rlresources-chart-svg rlresources-chart-svg-tall" '
+        f'role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'font-family="inherit" font-size="{FONT_SIZE}" aria-labelledby="{ident}-title {ident}-desc">',
+        f'<title id="{ident}-title">{clean(words.title)}</title>',
+        f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
+        '<g class="rl-legend" fill="currentColor">',
+        _mark_legend(left - 8, 20, {e.tag for e in entries}),
+        "</g>",
+    ]
+    for index, panel in enumerate(groups or [Panel("")]):
+        top = TOP + index * panel_height + PANEL_GAP
+        plot_top = top + TICKS
+        out.append(f'<g class="rl-panel" data-task="{clean(panel.task)}">')
+        out.append(
+            f'<text x="{left}" y="{top - 10}" font-weight="bold" fill="currentColor">'
+            f"{clean(panel.task or words.no_rows)}</text>"
+        )
+        for power in range(span + 1):
+            x = left + power * step
+            out.append(
+                f'<line x1="{x}" x2="{x}" y1="{plot_top}" y2="{plot_top + plot_height}" stroke="currentColor" '
+                f'stroke-opacity="{0.35 if power == 0 else 0.12}"/>'
+            )
+            out.append(f'<text x="{x}" y="{plot_top - 5}" text-anchor="middle" fill="currentColor">{2**power}</text>')
+        for row, label in enumerate(sizes):
+            y = plot_top + ROW * row + ROW / 2
+            out.append(
+                f'<text class="rl-size" x="{left - 8}" y="{_num(y + 4)}" text-anchor="end" fill="currentColor">'
+                f"{clean(label)}</text>"
+            )
+        out.append(_tall_marks(panel, row_of, left, plot_top, step, context or CellContext()))
+        out.append("</g>")
+    bottom = TOP + panel_height * max(len(groups), 1)
+    out.append(
+        f'<text x="{_num(left + step * span / 2)}" y="{bottom + 14}" text-anchor="middle" '
+        f'fill="currentColor">{clean(words.gpus_axis)}</text>'
+    )
+    middle = TOP + panel_height * max(len(groups), 1) / 2
+    out.append(
+        f'<text x="12" y="{_num(middle)}" text-anchor="middle" fill="currentColor" '
+        f'transform="rotate(-90 12 {_num(middle)})">{clean(words.size_axis)}</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _tall_marks(panel: Panel, row_of: dict[str, int], left: int, top: int, step: int, context: CellContext) -> str:
+    def x_of(gpus: int) -> float:
+        return left + math.log2(gpus) * step
+
+    placed: dict[tuple[int, int], list[Entry]] = {}
+    for entry in panel.entries:
+        row = row_of.get(entry.size.lower())
+        if row is not None:
+            placed.setdefault((row, entry.gpus), []).append(entry)
+    lowest: dict[int, int] = {}
+    for row, gpus in placed:
+        lowest[row] = min(gpus, lowest.get(row, gpus))
+    parts = []
+    if len(lowest) > 1:
+        points = " ".join(
+            f"{_num(x_of(gpus))},{_num(top + ROW * row + ROW / 2)}" for row, gpus in sorted(lowest.items())
+        )
+        parts.append(
+            f'<polyline class="rl-minimum" points="{points}" fill="none" stroke="currentColor" '
+            'stroke-opacity="0.45" stroke-dasharray="4 3"/>'
+        )
+    for (row, gpus), group in sorted(placed.items()):
+        centre = top + ROW * row + ROW / 2
+        # rows at one point sit one under the other, inside their size's line
+        spread = min(SPREAD, (ROW - 8) / max(len(group) - 1, 1))
+        for index, entry in enumerate(group):
+            parts.append(_mark(entry, x_of(gpus), centre + (index - (len(group) - 1) / 2) * spread, context))
+    return "\n".join(parts)
+
+
 def _mark_legend(x: int, y: int, tags: set[str]) -> str:
     """A legend entry for each tag the chart draws, and none for a tag no row has."""
     out = ""

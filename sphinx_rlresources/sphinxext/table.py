@@ -27,7 +27,7 @@ from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
-from sphinx_rlresources.sphinxext.freshness import add_markers, shared_markers, shared_note
+from sphinx_rlresources.sphinxext.freshness import add_markers
 from sphinx_rlresources.sphinxext.i18n import HEADERS, _
 from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 from sphinx_rlresources.sphinxext.warnings import warn_at
@@ -58,6 +58,8 @@ class RLResourceTable(RLResourceDirective):
         "align": lambda value: directives.choice(value, ("left", "center", "right")),
         # reader-side filter controls in HTML (alone: on; "no": off); default rlresources_filter
         "filter": filter_flag,
+        # freshness markers on the rows ("no": none, for a table that is not about running them)
+        "markers": filter_flag,
     }
     kind = "rl-resource-table"
 
@@ -66,15 +68,7 @@ class RLResourceTable(RLResourceDirective):
         dataset = self.dataset()
         chosen = self.select(dataset, self.arguments[0].strip())
         if chosen.unknown is not None:
-            unknown = chosen.unknown
-            known = ", ".join(unknown.known) or "(none: the data folder has no files)"
-            suggestion = f"; did you mean '{unknown.closest}'?" if unknown.closest else ""
-            warn_at(
-                Subtype.UNKNOWN_SIZE,
-                f"unknown size '{unknown.wanted}'{suggestion} The known sizes are: {known} "
-                "(a size is known when the data folder has its file)",
-                self.get_location(),
-            )
+            warn_at(Subtype.UNKNOWN_SIZE, chosen.unknown.message, self.get_location())
             return []
         label = chosen.label or _("any size")
         result: list[nodes.Node] = []
@@ -92,10 +86,7 @@ class RLResourceTable(RLResourceDirective):
                 return result
             result.append(self.empty(label, bool(chosen.filters)))
             return result
-        said = shared_markers(chosen.entries, self.env)
-        if said:
-            result.append(shared_note(chosen.entries, said, self.env))
-        table = self._table(chosen.entries, chosen.columns, dataset, said)
+        table = self._table(chosen.entries, chosen.columns, dataset)
         wants_filter = self.options.get("filter", self.config.rlresources_filter)
         result.append(make_filterable(table, chosen.entries) if wants_filter else table)
         defer_rows(table, self.config.language)  # keep the rows out of the read transforms
@@ -111,9 +102,7 @@ class RLResourceTable(RLResourceDirective):
             return None
         return [int(p) for p in parts]
 
-    def _table(
-        self, entries: list[Entry], shown: list[str], dataset: DataSet, said: dict[str, str] | None = None
-    ) -> nodes.table:
+    def _table(self, entries: list[Entry], shown: list[str], dataset: DataSet) -> nodes.table:
         table = nodes.table(classes=["rlresources-table", *self.options.get("class", [])])
         widths = self._widths(len(shown))
         table["classes"].append("colwidths-auto" if widths is None else "colwidths-given")
@@ -148,9 +137,12 @@ class RLResourceTable(RLResourceDirective):
         for entry in entries:
             row = nodes.row(classes=["rlresources-row"])
             for column, label in zip(columns, labels, strict=True):
-                row += self._cell(self._content(column.cell(entry, context)), label, column.key)
-            add_markers(row, entry, shown, self.env, said)  # (stale), (outdated), (unverified)
+                row += self._cell(self._content(column.cell(entry, context), column.key), label, column.key)
+            if self.options.get("markers", True):
+                add_markers(row, entry, shown, self.env)  # (stale), (outdated), (unverified): said once, see freshness
             tbody += row
+        if not self.options.get("markers", True):
+            table["rl_unmarked"] = True  # so no sentence claims to speak for every row of the page
         table.source, table.line = self.get_source_info()
         return table
 
@@ -165,7 +157,7 @@ class RLResourceTable(RLResourceDirective):
         entry += para
         return entry
 
-    def _content(self, cell: cols.Cell) -> nodes.Node | None:
+    def _content(self, cell: cols.Cell, key: str) -> nodes.Node | None:
         """The nodes for a cell: a link, a download of the file it names, or its text."""
         if cell.url:
             reference = nodes.reference(cell.text, cell.text, refuri=cell.url)
@@ -180,4 +172,8 @@ class RLResourceTable(RLResourceDirective):
             )
             ref += nodes.literal(cell.text, cell.text, classes=["xref", "download"])
             return ref
+        if not cell.text and key == "maxbatch":
+            # 5 of the seed page's 12 rows: an empty cell read as "unlimited" or "zero"; it means neither
+            said = _("not measured")
+            return nodes.inline(said, said, classes=["rlresources-not-measured"])
         return nodes.Text(cell.text) if cell.text else None

@@ -15,6 +15,8 @@ from sphinx_rlresources.core.diagnostics import WARNING_TYPE, Diagnostic, Subtyp
 from sphinx_rlresources.safe.text import one_line
 
 logger = logging.getLogger("sphinx_rlresources")
+LEVEL = "rlresources_level"
+"""The record attribute that carries a finding's own level (``warning`` or ``error``) to ``fail_on``."""
 
 
 def warn(diagnostic: Diagnostic) -> None:
@@ -22,7 +24,13 @@ def warn(diagnostic: Diagnostic) -> None:
     # Sphinx reads a location without ':' as a document name (and appends .rst), so a
     # finding about the whole file is placed at its first line.
     location = diagnostic.location if diagnostic.line > 0 else f"{diagnostic.location}:1"
-    logger.warning(diagnostic.message, type=WARNING_TYPE, subtype=diagnostic.subtype.value, location=location)
+    logger.warning(
+        diagnostic.message,
+        type=WARNING_TYPE,
+        subtype=diagnostic.subtype.value,
+        location=location,
+        extra={LEVEL: diagnostic.severity},  # a finding milder than its kind (an override given twice)
+    )
 
 
 def warn_at(subtype: Subtype, message: str, location: Any = None) -> None:

@@ -10,6 +10,7 @@ one line in :data:`ADAPTERS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
@@ -27,6 +28,7 @@ from sphinx_rlresources.scripts.frameworks import (
 )
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
+from sphinx_rlresources.scripts.records import batch_logs, requirements
 from sphinx_rlresources.scripts.run import Problem, Run
 
 
@@ -80,7 +82,8 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
     for command in reading.commands:
         for adapter in ADAPTERS:
             if adapter.claims(command):
-                return adapter.read(command, reading, path)
+                found = adapter.read(command, reading, path)
+                return replace(found, batch_logs=batch_logs(text), requires=requirements(text))
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
     return Run(path=path, problems=problems, variables=variables)

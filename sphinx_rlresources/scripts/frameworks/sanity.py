@@ -41,8 +41,10 @@ def common_problems(run: Run, reading: Interpreter, settings: ScriptSettings | N
         )
     prefix = settings.prefix if settings is not None else {}
     for name in PATH_VARIABLES:
-        value = prefix.get(name) if name in prefix else reading.vars[name].value if name in reading.vars else None
-        match = _MACHINE_PATH.search(value or "")
+        # As written: the machine's folder is usually joined to the inherited path (/opt/x:$PYTHONPATH),
+        # which makes the whole value unknown although its start is plain text.
+        value = prefix.get(name) if name in prefix else reading.written.get(name, "").partition("=")[2]
+        match = _MACHINE_PATH.search((value or "").strip("'\""))
         if match:
             line = run.launch_line if name in prefix else reading.lines.get(name, 0)
             found.append(

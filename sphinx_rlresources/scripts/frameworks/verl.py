@@ -54,15 +54,16 @@ FOREIGN = ("skyrl", "openrlhf", "slime", "nemo_rl", "trl", "open_instruct", "rol
 STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
 #: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
-DEPRECATED = {
+DEPRECATED: dict[str, str | None] = {
     f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
     f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
     "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
     "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
     f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
-    "data.val_batch_size": "(nothing: it is ignored)",
+    "data.val_batch_size": None,
 }
+"""``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
 T = TypeVar("T")
 ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
 
@@ -266,10 +267,11 @@ class _Reader:
         for key, replacement in DEPRECATED.items():
             override = self.s.overrides.get(key)
             if override is not None:
+                advice = f"use {replacement}" if replacement else "verl ignores it, so delete it"
                 found.append(
                     Problem(
                         override.line,
-                        f"{key} is deprecated in verl; use {replacement}",
+                        f"{key} is deprecated in verl; {advice}",
                         key,
                         kind="deprecated",
                         severity="warning",

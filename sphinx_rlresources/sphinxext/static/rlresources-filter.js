@@ -141,6 +141,8 @@
       }
       status.textContent = text;
       container.classList.toggle("rlresources-filter-active", shown < rows.length);
+      // the widest cells may have left with the hidden rows: rlresources-layout.js sizes the table again
+      document.dispatchEvent(new CustomEvent("rlresources:filtered"));
     }
 
     // A link such as hardware.html?gpus=2&device=H100 opens the page filtered.

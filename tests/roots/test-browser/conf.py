@@ -7,3 +7,5 @@ rlresources_root = "../../.."
 html_theme = "furo"
 html_title = "sphinx-rlresources"
 exclude_patterns = ["_build"]
+# The sentence under an empty size links here, as on a real site (its contrast is tested).
+rlresources_contributing = "https://example.org/contributing.html"

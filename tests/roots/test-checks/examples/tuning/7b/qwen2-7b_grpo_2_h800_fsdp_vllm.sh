@@ -2,7 +2,7 @@
 python3 -m verl.trainer.main_ppo \
     algorithm.adv_estimator=grpo \
     data.train_batch_size=16 \
-    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B-Instruct \
+    actor_rollout_ref.model.path=Qwen/Qwen2-7B-Instruct \
     actor_rollout_ref.rollout.name=vllm \
     trainer.n_gpus_per_node=2 \
     trainer.nnodes=1 $@
