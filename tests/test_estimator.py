@@ -28,7 +28,6 @@ from sphinx_rlresources.estimator.architectures import (
 from sphinx_rlresources.estimator.devices import DEVICES, device_memory
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, OFFLOAD_MODES, Plan, Result, estimate, minimum_gpus
-from sphinx_rlresources.scripts.reader import read_script
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -448,12 +447,11 @@ def test_the_runs_of_the_issue_are_not_called_impossible(
     script = PER_GPU_SCRIPT.format(model=model, gpus=gpus, micro=micro, sp=sp, util=util, prompts=micro * gpus)
     row = entry(model, "GRPO-LoRA", gpus, "H100", model.split("-")[1])
     run = run_of(script.encode(), "x.sh", {}, None)  # the verl adapter's Run
-    for script_read in (run, read_script(script, {})):  # ... and, until it goes, the old reader's settings
-        found = estimate_row(row, script_read)
-        assert found is not None and found.verdict != "does-not-fit" and check_row(row, found) is None
-        assert found.plan.micro_batch == micro and found.plan.memory_fraction == util
-        assert "micro_batch" not in found.plan.assumed and found.plan.sequence_parallel == sp
-        assert found.plan.offload_mode == "phase" and found.plan.param_bytes == 4  # verl's, from the framework
+    found = estimate_row(row, run)
+    assert found is not None and found.verdict != "does-not-fit" and check_row(row, found) is None
+    assert found.plan.micro_batch == micro and found.plan.memory_fraction == util
+    assert "micro_batch" not in found.plan.assumed and found.plan.sequence_parallel == sp
+    assert found.plan.offload_mode == "phase" and found.plan.param_bytes == 4  # verl's, from the framework
 
 
 def test_no_row_of_our_data_is_flagged_and_each_has_an_estimate() -> None:
@@ -509,3 +507,32 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     assert "GiB/GPU" in html and "Estimate" in html
     (warning,) = log.read_text("utf-8").splitlines()
     assert ":models: names 'Nope-1B', which is not known" in warning and warning.endswith("[rlresources.option]")
+
+
+#: A verl launch silent on offload, the engine's budget and its tensor parallelism, in the
+#: idiom of verl-project/verl@1dda039 examples/grpo_trainer/run_qwen2-7b_math.sh (written for this test).
+SILENT_VERL = """python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \\
+  data.train_batch_size=128 actor_rollout_ref.model.path=Qwen/Qwen2.5-14B-Instruct \\
+  actor_rollout_ref.rollout.name=vllm trainer.n_gpus_per_node=4 trainer.nnodes=1
+"""
+
+
+def test_a_framework_default_never_makes_a_row_impossible() -> None:
+    # verl's defaults today (no offload, gpu_memory_utilization=0.5, rollout TP 2) would not
+    # hold Qwen2.5-14B on 4 H100s, but a default changes between releases and the script does
+    # not say which one it ran with: the expected peak uses them (likely-oom), the floor does not.
+    row = entry("Qwen2.5-14B", "GRPO", 4, "H100", "14B")
+    run = run_of(SILENT_VERL.encode(), "x.sh", {}, None)
+    assert run.param_offload.origin is Origin.FRAMEWORK_DEFAULT
+    found = estimate_row(row, run)
+    assert found is not None
+    least = dict(found.plan.floor_values)
+    assert least["param_offload"] is True and least["memory_fraction"] is None and least["rollout_tp"] is None
+    assert found.plan.param_offload is False and found.plan.memory_fraction == 0.5  # the expected peak's
+    assert found.verdict == "likely-oom" and check_row(row, found) is None
+    assert found.floor_gib < found.expected_gib
+    written = SILENT_VERL.replace(
+        "rollout.name=vllm", "rollout.name=vllm actor_rollout_ref.rollout.gpu_memory_utilization=0.5"
+    )
+    pinned = estimate_row(row, run_of(written.encode(), "x.sh", {}, None))
+    assert pinned is not None and "memory_fraction" not in dict(pinned.plan.floor_values)  # written: the floor uses it

@@ -15,24 +15,22 @@ from __future__ import annotations
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.estimator.devices import canonical, device_memory
-from sphinx_rlresources.estimator.fromscript import Row, architecture_for, plan_for_row, run_from_settings
+from sphinx_rlresources.estimator.fromscript import Row, architecture_for, plan_for_row
 from sphinx_rlresources.estimator.memory import Result, estimate
 from sphinx_rlresources.scripts.run import Run
-from sphinx_rlresources.scripts.settings import ScriptSettings
 
 
 def row_of(entry: Entry) -> Row:
     return Row(entry.model, entry.model_id, entry.size, entry.task, entry.gpus, entry.train, entry.infer)
 
 
-def estimate_row(entry: Entry, script: Run | ScriptSettings | None) -> Result | None:
+def estimate_row(entry: Entry, run: Run | None) -> Result | None:
     """The row's floor and expected peak, or None when its device is not in the table.
 
-    ``script`` is what the row's script asks for: the framework adapters' ``Run``, or
-    (until every caller passes one) the verl reader's ``ScriptSettings``.
+    ``run`` is what the row's script asks for, as the framework adapters read it (None:
+    the script was not read, and every setting takes the estimator's silent value).
     """
     gib = device_memory(entry.device)
-    run = script if isinstance(script, Run) or script is None else run_from_settings(script)
     arch = architecture_for(row_of(entry), run)
     if gib is None or arch is None:
         return None

@@ -20,8 +20,7 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
 from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
-from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Run
-from sphinx_rlresources.scripts.settings import Override, ScriptSettings
+from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
 """Frameworks whose FSDP actor keeps fp32 parameters (``torch_dtype=float32`` for the actor) and whose
@@ -63,6 +62,10 @@ SILENT: dict[str, tuple[Any, str]] = {
     "lora_targets": (ALL_LINEAR, "verl's default"),
     "gpus_per_node": (8, "a node of 8 GPUs"),
 }
+
+FRAMEWORK_MECHANISMS = frozenset({"offload_mode", "gpus_per_node", "lora_targets"})
+"""Framework defaults that are how the framework works rather than a setting a release may
+change: the floor keeps them (verl offloads by phase whatever its release)."""
 
 #: Plan field -> (least, most) a value from a script or a flag may be.
 BOUNDS: dict[str, tuple[float, float]] = {
@@ -158,10 +161,14 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     assumed: list[str] = []
     ignored: list[str] = []
     values: dict[str, Any] = {}
+    floor_values: list[tuple[str, Any]] = []
     framework = (run.framework or "").lower()
     for name, field_name in FROM_RUN.items():
         found: Found[Any] = getattr(run, field_name)
         value = found.value
+        least = SILENT[name][0]
+        if found.origin is Origin.FRAMEWORK_DEFAULT and name not in FRAMEWORK_MECHANISMS and value != least:
+            floor_values.append((name, least))
         if value is None and name == "offload_mode" and framework in VERL_FRAMEWORKS:
             value = "phase"  # the framework's own default, not an assumption
         if value is not None and not _fits(name, value):
@@ -208,6 +215,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         rollout_gpus=rollout_gpus,
         assumed=tuple(assumed),
         ignored=tuple(ignored),
+        floor_values=tuple((n, v) for n, v in floor_values if n not in assumed),
         **values,
     )
 
@@ -231,129 +239,3 @@ def _rollout_gpus(run: Run, gpus: int) -> int:
             if count is not None and _fits("rollout_gpus", count) and 0 < count < gpus:
                 return int(count)
     return 0
-
-
-# -- temporary: the old verl-only reader's settings as a Run ------------------------------------
-
-ACTOR = "actor_rollout_ref.actor"
-ROLLOUT = "actor_rollout_ref.rollout"
-STOCK_FRACTION = 0.5
-"""verl's default ``gpu_memory_utilization`` in its stock trainer configs."""
-
-
-def run_from_settings(settings: ScriptSettings | None) -> Run | None:
-    """Temporary until every adapter fills a Run: the verl reader's ``ScriptSettings`` as a ``Run``.
-
-    Reads verl's override keys the way verl's ``fsdp_workers`` normalises them (the
-    deprecated global micro-batch sizes are divided by the GPUs per sequence-parallel
-    group), so the estimator itself never sees a verl key.
-    """
-    if settings is None:
-        return None
-    s = settings
-    backend = s.train_backend
-    config = "megatron" if backend == "megatron" else "fsdp_config"
-
-    def at(key: str) -> Override | None:
-        return s.overrides.get(key)
-
-    def flag(*keys: str) -> Found[bool]:
-        for key in keys:
-            value = (s.text(key) or "").strip().lower()
-            if value in ("true", "1", "yes", "false", "0", "no"):
-                return _set(value in ("true", "1", "yes"), at(key))
-        return UNKNOWN
-
-    def integer(*keys: str) -> Found[int]:
-        for key in keys:
-            value = s.integer(key)
-            if value is not None:
-                return _set(value, at(key))
-        return UNKNOWN
-
-    def number(*keys: str) -> Found[float]:
-        for key in keys:
-            text = s.text(key)
-            try:
-                value = float(text) if text is not None else None
-            except ValueError:
-                value = None
-            if value is not None:
-                return _set(value, at(key))
-        return UNKNOWN
-
-    sp = s.integer(f"{ACTOR}.ulysses_sequence_parallel_size") or 1
-    groups = (s.gpus // sp) if s.gpus and sp else None
-
-    def per_gpu(per_gpu_key: str, global_key: str) -> Found[int]:
-        found = integer(per_gpu_key)
-        if found.known or not groups:
-            return found
-        total = s.integer(global_key)
-        return _set(total // groups, at(global_key), Origin.DERIVED) if total and total >= groups else UNKNOWN
-
-    fraction = number(f"{ROLLOUT}.gpu_memory_utilization", f"{ROLLOUT}.mem_fraction_static")
-    if not fraction.known and s.stock_config:
-        fraction = Found(STOCK_FRACTION, Origin.FRAMEWORK_DEFAULT)
-    use_kl = flag(f"{ACTOR}.use_kl_loss")
-    reward_kl = flag("algorithm.use_kl_in_reward")
-    if reward_kl.value:
-        use_kl = reward_kl
-    elif not use_kl.known and s.stock_config:
-        use_kl = Found(False, Origin.FRAMEWORK_DEFAULT)
-    estimator = s.adv_estimator
-    coeff = number(f"{ACTOR}.entropy_coeff")
-    entropy = Found(coeff.value != 0, coeff.origin, coeff.line, coeff.written) if coeff.known else UNKNOWN
-    compute = flag(f"{ACTOR}.fsdp_config.offload_policy")
-    return Run(
-        framework="verl",
-        entry_point=s.entry_point,
-        train_backend=Found(backend, Origin.SET) if backend else UNKNOWN,
-        train_tp=integer(f"{ACTOR}.megatron.tensor_model_parallel_size"),
-        train_pp=integer(f"{ACTOR}.megatron.pipeline_model_parallel_size"),
-        train_ep=integer(f"{ACTOR}.megatron.expert_model_parallel_size"),
-        train_cp=integer(f"{ACTOR}.megatron.context_parallel_size"),
-        ulysses_sp=integer(f"{ACTOR}.ulysses_sequence_parallel_size"),
-        lora_rank=Found(s.lora_rank, Origin.SET) if s.lora_rank is not None else UNKNOWN,
-        lora_targets=_set(
-            s.text("actor_rollout_ref.model.target_modules"), at("actor_rollout_ref.model.target_modules")
-        ),
-        model=Found(s.model_path, Origin.SET) if s.model_path else UNKNOWN,
-        critic=Found(estimator == "gae", Origin.SET) if estimator else UNKNOWN,
-        use_kl=use_kl,
-        prompt_length=integer("data.max_prompt_length"),
-        response_length=integer("data.max_response_length"),
-        train_batch_size=integer("data.train_batch_size"),
-        mini_batch_size=integer(f"{ACTOR}.ppo_mini_batch_size"),
-        micro_batch_per_gpu=per_gpu(f"{ACTOR}.ppo_micro_batch_size_per_gpu", f"{ACTOR}.ppo_micro_batch_size"),
-        log_prob_micro_batch_per_gpu=per_gpu(
-            f"{ROLLOUT}.log_prob_micro_batch_size_per_gpu", f"{ROLLOUT}.log_prob_micro_batch_size"
-        ),
-        dynamic_batch=flag(f"{ACTOR}.use_dynamic_bsz"),
-        max_token_len_per_gpu=integer(f"{ACTOR}.ppo_max_token_len_per_gpu"),
-        remove_padding=flag("actor_rollout_ref.model.use_remove_padding"),
-        rollout_n=integer(f"{ROLLOUT}.n"),
-        param_offload=flag(f"{ACTOR}.{config}.param_offload"),
-        optimizer_offload=flag(f"{ACTOR}.{config}.optimizer_offload"),
-        ref_param_offload=flag(f"actor_rollout_ref.ref.{config}.param_offload"),
-        offload_mode=Found("compute", Origin.SET) if compute.value else Found("phase", Origin.FRAMEWORK_DEFAULT),
-        gradient_checkpointing=flag("actor_rollout_ref.model.enable_gradient_checkpointing"),
-        update_entropy=entropy,
-        entropy_checkpointing=flag(f"{ACTOR}.entropy_checkpointing"),
-        entropy_chunking=flag(
-            f"{ACTOR}.entropy_from_logits_with_chunking", "actor_rollout_ref.ref.entropy_from_logits_with_chunking"
-        ),
-        fused_kernels=flag("actor_rollout_ref.model.use_fused_kernels"),
-        engine=Found(s.rollout_name, Origin.SET) if s.rollout_name else UNKNOWN,
-        rollout_tp=integer(f"{ROLLOUT}.tensor_model_parallel_size"),
-        memory_fraction=fraction,
-        free_cache_engine=flag(f"{ROLLOUT}.free_cache_engine"),
-        max_num_seqs=integer(f"{ROLLOUT}.max_num_seqs"),
-        gpus_per_node=integer("trainer.n_gpus_per_node"),
-    )
-
-
-def _set(value: Any, override: Override | None, origin: Origin = Origin.SET) -> Found[Any]:
-    if value is None:
-        return UNKNOWN
-    return Found(value, origin, override.line if override else 0, override.raw if override else "")

@@ -7,7 +7,7 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from sphinx_rlresources.estimator.architectures import Architecture
@@ -129,9 +129,14 @@ def rollout_tp(arch: Architecture, plan: Plan) -> int:
 
 
 def estimate(arch: Architecture, plan: Plan) -> Result:
-    """The floor and the expected peak of ``plan`` (see the module docstring)."""
+    """The floor and the expected peak of ``plan`` (see the module docstring).
+
+    The floor is built with :attr:`~.plan.Plan.floor_values` in place of the framework's
+    defaults, the expected peak with the plan as it is.
+    """
     tp = rollout_tp(arch, plan)
-    return Result(arch, plan, tp, build(arch, plan, tp, expected=False))
+    least = replace(plan, **dict(plan.floor_values)) if plan.floor_values else plan
+    return Result(arch, plan, tp, build(arch, least, rollout_tp(arch, least), expected=False))
 
 
 SEARCHED = (1, 2, 4, 8, *range(16, 4097, 8))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
 
@@ -135,6 +136,11 @@ class Plan:
     assumed: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
     """Settings given outside their bounds, estimated as if not given (``name=value``)."""
+    floor_values: tuple[tuple[str, Any], ...] = ()
+    """Settings only the framework's default gives, with the least-memory value the floor takes
+    instead: a default changes between releases (verl's rollout TP, its engine budget) and a
+    script does not say which release it ran with, so the floor -- what decides "cannot
+    have run" -- never rests on one; the expected peak keeps the default."""
 
     @property
     def algorithm(self) -> str:
