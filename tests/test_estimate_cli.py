@@ -149,10 +149,27 @@ def test_row_and_model_assume_the_same_when_nothing_says(
     text = (REPO / "data" / "7b.yaml").read_text("utf-8").replace("examples/tuning/7b/", "examples/gone/")
     (data_dir / "7b.yaml").write_text(text, "utf-8")  # its scripts are missing: every setting is unsaid
     monkeypatch.chdir(tmp_path)
-    _status, row = as_json(capsys, "--row", "data/7b.yaml:6")
+    status, out, err = cli(capsys, "--row", "data/7b.yaml:6", "--format", "json")
+    row = json.loads(out)
+    assert status == 0
+    assert err.splitlines() == [  # said where lint says it, and the estimate goes on without the script
+        "data/7b.yaml:14:13: warning: script 'examples/gone/qwen2-7b_grpo_2_h800_fsdp_vllm.sh' does not exist under "
+        "the repository root; check the path, or add the script [rlresources.script_missing]",
+        "rlresources: note: the estimate takes every setting as a silent script would",
+    ]
     _status, flags = as_json(capsys, "--model", "Qwen2-7B", "--task", "GRPO", "--gpus", "2", "--device", "H800")
     assert row["assumptions"] == flags["assumptions"]
     assert row["floor_gib"] == flags["floor_gib"] and row["expected_gib"] == flags["expected_gib"]
+
+
+def test_a_line_past_the_end_of_the_data_file_is_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    lines = len((REPO / "data" / "7b.yaml").read_text("utf-8").splitlines())
+    status, out, err = cli(capsys, "--row", f"data/7b.yaml:{lines + 1}")
+    assert (status, out) == (2, "")
+    assert err.strip() == f"rlresources: error: --row: data/7b.yaml has {lines} lines; line {lines + 1} is past its end"
 
 
 # -- the docs: every flag has an example, and every example runs ------------------------------------

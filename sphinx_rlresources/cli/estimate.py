@@ -31,7 +31,7 @@ from sphinx_rlresources.cli.common import (
 )
 from sphinx_rlresources.cli.estimate_output import as_json, as_text
 from sphinx_rlresources.core import plausibility, rowscript
-from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.estimator.architectures import (
@@ -362,10 +362,20 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
     dataset = load_dataset(data_dir, root, load_options(args, project))
     wanted = path.resolve()
     rows = [e for e in dataset.entries if (data_dir / Path(e.source.path).name).resolve() == wanted]
+    lines = _line_count(path)
+    if line > lines:
+        raise CliError(f"--row: {relpath(path)} has {lines} lines; line {line} is past its end")
     rows = [e for e in rows if e.source.line <= line]
     if not rows:
         raise CliError(f"--row: no row of {relpath(path)} starts at or before line {line}")
     entry = max(rows, key=lambda e: e.source.line)
+    for problem in dataset.diagnostics:
+        if problem.subtype in UNREAD_SCRIPT and problem.json_path.startswith(entry.source.json_path + "."):
+            if problem.path != entry.source.path:
+                continue
+            # The row's script cannot be read: said as lint says it, and the estimate goes on without it.
+            print(replace(problem, severity="warning").format(), file=sys.stderr)
+            print(f"{PROG}: note: the estimate takes every setting as a silent script would", file=sys.stderr)
     settings = _script_run(entry, root)
     found = plausibility.estimate_row(entry, settings)
     if found is None:
@@ -375,6 +385,17 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
         )
     plan = _facts(found.plan, args)
     return entry, estimate(found.arch, plan)
+
+
+UNREAD_SCRIPT = frozenset({Subtype.SCRIPT_MISSING, Subtype.SCRIPT_PATH, Subtype.SCRIPT_FILE})
+"""Findings that leave a row without a script to read."""
+
+
+def _line_count(path: Path) -> int:
+    """The lines of a data file the loader already read (and bounded), counted in one pass."""
+    with path.open("rb") as handle:
+        data = handle.read()
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
 def _script_run(entry: Entry, root: Path) -> Run | None:
