@@ -36,13 +36,11 @@ _.entropy_checkpointing
 _.free_cache_engine
 _.max_num_seqs
 _.fp8_rollout
-# The one reading of a single row's script; `rlresources estimate --row` calls it on the
-# estimator's branch (issue 23): drop this line once that is merged.
-_.row_script
 # pytest reads these module names; the standard library calls these overridden methods;
-# selenium reads the options' attribute.
+# selenium reads the options' attribute; transformers and vLLM read a model config's.
 _.pytest_plugins
 _.pytestmark
 _.log_message
 _.handle_starttag
 _.binary_location
+_.architectures

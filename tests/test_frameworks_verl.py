@@ -21,6 +21,7 @@ from framework_fixtures import FIXTURES, kinds, read, settled
 from sphinx_rlresources.cli.main import main as rlresources
 from sphinx_rlresources.core.crosscheck import cross_check
 from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin
 
 #: What verl's stock trainer gives a script that is silent (verl-project/verl@1dda039 verl/trainer/config).
@@ -274,4 +275,15 @@ def test_inspect_json_has_the_promised_keys(repo: Path, capsys: pytest.CaptureFi
     assert rlresources(["inspect", "examples/tuning/lora/run_qwen3_8b_fsdp.sh", "--env", "NGPUS_PER_NODE=4"]) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[0] == "examples/tuning/lora/run_qwen3_8b_fsdp.sh: verl (verl.trainer.main_ppo, line 51)"
-    assert "  gpus                           4                        env" in text
+    assert "  gpus                           4                        env                line 42" in text
+
+
+def test_a_key_verl_ignores_is_to_be_deleted() -> None:
+    # data.val_batch_size as verl's legacy tuning scripts pass it (volcengine/verl@b178a3c
+    # examples/tuning/3b/qwen2-3b_grpo-lora_1_h100_fsdp_vllm.sh:21); verl/utils/config.py
+    # warns that it is ignored, and nothing replaced it.
+    script = "python3 -m verl.trainer.main_ppo \\\n    data.val_batch_size=64 \\\n    trainer.n_gpus_per_node=1\n"
+    run = read_file(script, "examples/tuning/3b/run.sh", None, None)
+    assert [(p.line, p.message) for p in run.problems if p.kind == "deprecated"] == [
+        (2, "data.val_batch_size is deprecated in verl; verl ignores it, so delete it")
+    ]

@@ -226,6 +226,21 @@ def test_a_marker_that_cannot_be_used_is_a_located_error_and_nothing_is_written(
     assert tables(other.read_text("utf-8")) == [expected_rows(repo, "7b")]  # the other file was synced
 
 
+def test_an_empty_data_folder_says_which_folder_and_which_setting(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A build or sync run with the data setting pointing at the wrong folder: the message
+    # names the folder read, not a list of no sizes.
+    (repo / "empty").mkdir()
+    (repo / "README.md").write_text("<!-- rl-resource-table 7b -->\n<!-- /rl-resource-table -->\n", "utf-8")
+    status, out, _ = sync(capsys, "--check", "--data", "empty", "README.md")
+    assert status == 1
+    assert (
+        "README.md:1:24: error: unknown size '7b': the data folder 'empty' has no data files; check the data "
+        "setting (rlresources_data, or data in [tool.rlresources]) or import a page [rlresources.unknown_size]"
+    ) in out.splitlines()
+
+
 def test_the_options_are_the_directives(repo: Path) -> None:
     assert set(ROW_OPTIONS) | set(SPHINX_ONLY) == set(RLResourceTable.option_spec)
     assert not set(ROW_OPTIONS) & set(SPHINX_ONLY)

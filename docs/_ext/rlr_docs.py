@@ -11,9 +11,11 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
@@ -24,7 +26,10 @@ from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
 from sphinx_rlresources.estimator.architectures import BUNDLED
-from sphinx_rlresources.estimator.devices import DEVICES
+from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
+from sphinx_rlresources.estimator.validation import checked, distribution
+
+MEMORY_POINTS = Path(__file__).resolve().parents[2] / "benchmarks" / "memory_points.csv"
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -146,8 +151,56 @@ class EstimatorDevices(SphinxDirective):
     """``.. rlr-estimator-devices::``: the device table."""
 
     def run(self) -> list[nodes.Node]:
-        rows: list[list[nodes.Node | str]] = [[name, f"{gib:.2f}"] for name, gib in DEVICES.items()]
-        return [_table(["Device", "Memory as reported (GiB)"], rows, [40, 60])]
+        rows: list[list[nodes.Node | str]] = [
+            [name, f"{gib:.2f}", f"{NODE_MEMORY[name]:,.0f}" if name in NODE_MEMORY else ""]
+            for name, gib in DEVICES.items()
+        ]
+        return [_table(["Device", "Memory as reported (GiB)", "Host memory per node (GiB)"], rows, [30, 35, 35])]
+
+
+class MemoryPoints(SphinxDirective):
+    """``.. rlr-memory-points::``: benchmarks/memory_points.csv, estimated now, so the table cannot drift.
+
+    ``:measured:`` draws the runs with a published figure (measured, floor, expected,
+    ratio); without it, the runs known only by their outcome (ran or out of memory).
+    """
+
+    option_spec = {"measured": directives.flag}  # noqa: RUF012 - docutils' own spelling
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(MEMORY_POINTS))
+        rows = checked(MEMORY_POINTS)
+        if "measured" in self.options:
+            return self.measured(rows)
+        table: list[list[nodes.Node | str]] = [
+            [c.point.id, c.point.outcome, f"{c.result.plan.gpus}*{c.result.plan.device}", f"{c.floor_gib:.1f}",
+             f"{c.expected_gib:.1f}", c.result.verdict, c.point.citation]
+            for c in rows if c.point.measured_gib is None
+        ]  # fmt: skip
+        headers = ["Run", "Outcome", "GPUs", "Floor (GiB)", "Expected (GiB)", "Verdict", "Source"]
+        return [_table(headers, table, [22, 7, 9, 8, 9, 10, 35])]
+
+    def measured(self, rows: list[Any]) -> list[nodes.Node]:
+        table: list[list[nodes.Node | str]] = [
+            [c.point.id, c.point.counter, f"{c.point.measured_gib:.1f}", f"{c.floor_gib:.1f}",
+             f"{c.expected_gib:.1f}", f"{c.ratio:.2f}", c.point.citation]
+            for c in rows if c.point.measured_gib is not None
+        ]  # fmt: skip
+        spread = distribution(rows)
+        ran = [c for c in rows if c.point.outcome == "ran"]
+        oom = [c for c in rows if c.point.outcome == "oom"]
+        above = sum(c.floor_gib > (c.point.measured_gib or 1e9) for c in rows)
+        summary = (
+            f"{len(rows)} runs; of the {len(ran)} that ran, {sum(c.result.verdict == 'does-not-fit' for c in ran)} "
+            f"are called does-not-fit; {above} floors are above "
+            f"their measured figure; of the {len(oom)} that ran out "
+            f"of memory, {sum(c.result.verdict in ('likely-oom', 'does-not-fit') for c in oom)} are called likely-oom "
+            f"or does-not-fit. Expected over measured for the {spread['points']} measured points: median "
+            f"{spread['median']:.2f}, quartiles {spread['q1']:.2f} and {spread['q3']:.2f}, from {spread['min']:.2f} "
+            f"to {spread['max']:.2f}; {spread['within_30_percent']:.0%} within 30%."
+        )
+        headers = ["Run", "Counter", "Measured (GiB)", "Floor", "Expected", "Expected / measured", "Source"]
+        return [_table(headers, table, [20, 10, 8, 7, 8, 9, 38]), nodes.paragraph(summary, summary)]
 
 
 HELP_WIDTH = 80
@@ -216,5 +269,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-config-values", ConfigValues)
     app.add_directive("rlr-estimator-models", EstimatorModels)
     app.add_directive("rlr-estimator-devices", EstimatorDevices)
+    app.add_directive("rlr-memory-points", MemoryPoints)
     app.add_directive("rlr-cli-help", CliHelp)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,18 +1,23 @@
-"""``rlresources estimate``: a lower bound of the memory an RL run needs, before anyone runs it.
+"""``rlresources estimate``: the memory an RL run needs -- a floor that must fit, and an expected peak.
 
 Either a run described by flags (``--model``, ``--task``, ``--gpus``, ``--device`` and
 the settings that matter), or a row of the data (``--row data/7b.yaml:LINE``) with the
-settings its script sets.  The text format shows every term per phase, so a reader sees
-where the memory goes; ``--format json`` gives the same as data.  The arithmetic lives
-in :mod:`sphinx_rlresources.estimator`; docs/estimator.rst explains it.
+settings its script sets.  The flags become the same framework-neutral ``Run`` a script
+reader fills, so a flag left out and a script that is silent assume the same value (the
+output names each).  The text shows every term, moment by moment, so a reader sees where
+the memory goes; ``--format json`` gives the same as data (:mod:`.estimate_output`).
+The arithmetic lives in :mod:`sphinx_rlresources.estimator`; docs/estimator.rst explains it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-from pathlib import Path, PurePosixPath
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from sphinx_rlresources.cli.common import (
@@ -23,102 +28,180 @@ from sphinx_rlresources.cli.common import (
     data_and_root,
     load_options,
     load_project,
-    positive,
 )
-from sphinx_rlresources.core import git, plausibility, rowscript
-from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.cli.estimate_output import as_json, as_text
+from sphinx_rlresources.core import plausibility, rowscript
+from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Entry
-from sphinx_rlresources.core.paths import read_regular
-from sphinx_rlresources.estimator.architectures import BUNDLED, Architecture, ConfigError, bundled, from_config
-from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory
-from sphinx_rlresources.estimator.memory import ENGINES, Estimate, Plan, estimate, minimum_gpus
-from sphinx_rlresources.scripts.reader import read_script
-from sphinx_rlresources.scripts.settings import ScriptSettings
-
-DEFAULT_PROMPT = 512
-DEFAULT_RESPONSE = 1024
-
-PHASES = (
-    ("resident", "resident on each GPU in both phases"),
-    ("train", "training phase adds"),
-    ("rollout", "rollout phase adds"),
-    ("host", "host memory, per node"),
+from sphinx_rlresources.estimator.architectures import (
+    BUNDLED,
+    Architecture,
+    ConfigError,
+    bundled,
+    from_config,
+    unknown_targets,
 )
+from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory, node_memory
+from sphinx_rlresources.estimator.fromscript import BOUNDS, Row, plan_for_row
+from sphinx_rlresources.estimator.memory import (
+    ALGORITHMS,
+    ENGINES,
+    OFFLOAD_MODES,
+    TRAIN_BACKENDS,
+    Plan,
+    Result,
+    estimate,
+    known_task,
+    minimum_gpus,
+)
+from sphinx_rlresources.safe.text import shown
+from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
+
+MAX_GPUS = 1 << 20
+MAX_DEVICE_GIB = 16384.0
+MAX_HOST_GIB = 1 << 24
+FRAMEWORKS = ("verl",)
+"""Frameworks whose defaults the flags can stand for (``--framework verl``: fp32 FSDP
+parameters, offload by phase, a 0.5 engine budget)."""
+
+
+def _whole(flag: str, low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, refused with both bounds named."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{shown(value)} is outside {low}..{high:,} for {flag}")
+        return value
+
+    return convert
+
+
+def _real(flag: str, low: float, high: float, open_low: bool = True) -> Callable[[str], float]:
+    """An argparse type: a finite number in (``low``, ``high``] (1e400 and nan are refused)."""
+
+    def convert(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+        if not math.isfinite(value) or value > high or value < low or (open_low and value == low):
+            bound = f"above {low:g}" if open_low else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a number {bound} and at most {high:g} for {flag}")
+        return value
+
+    return convert
+
+
+def _bounded(flag: str, field: str) -> Callable[[str], int]:
+    low, high = BOUNDS[field]
+    return _whole(flag, int(low), int(high))
+
+
+def _switch(group: Any, name: str, dest: str, on: str, off: str) -> None:
+    pair = group.add_mutually_exclusive_group()
+    pair.add_argument(f"--{name}", dest=dest, action="store_true", default=None, help=on)
+    pair.add_argument(f"--no-{name}", dest=dest, action="store_false", help=off)
+
+
+SILENT_NOTE = "default: what a silent script assumes"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Every flag; docs/estimator.rst lists each with an example (and a test runs every example)."""
     run = parser.add_argument_group(
-        "a run described by flags", "--model and --device are needed together; the rest have defaults"
+        "a run described by flags",
+        "--model and --device are needed together; a flag left out assumes what a silent script assumes",
     )
-    run.add_argument(
+    add = run.add_argument
+    add(
         "--model",
         metavar="MODEL",
-        help="a bundled model name (Qwen2.5-7B, Llama-3.1-8B, ...) or a config.json path; needed, with "
+        help="a bundled model name (Qwen2.5-7B, Llama-3.1-8B, ...), a hub id or a config.json path; needed, with "
         "--device, unless --row (a name read as another bundled one is said on stderr)",
     )
-    run.add_argument(
+    add(
         "--device",
         metavar="DEVICE",
-        help=f"one of {', '.join(DEVICES)}; needed, with --model, unless --row (A100 is A100-80G: a name "
-        "read as another is said on stderr)",
+        help=f"one of {', '.join(DEVICES)}, or any name with --device-memory; needed, with --model, unless --row "
+        "(A100 is A100-80G: a name read as another is said on stderr)",
     )
-    run.add_argument("--task", metavar="TASK", default="GRPO", help="GRPO, GRPO-LoRA, PPO, DAPO, ... (default GRPO)")
-    run.add_argument("--gpus", metavar="N", type=positive(), help="GPUs in all (default 8; with --min-gpus, searched)")
-    run.add_argument(
-        "--lora-rank",
-        metavar="RANK",
-        type=positive(),
-        help="LoRA rank (default: 32 for a task ending in -LoRA, else none)",
-    )
-    offload = run.add_mutually_exclusive_group()
-    offload.add_argument(
-        "--offload", dest="offload", action="store_true", default=None, help="offload parameters and optimizer to host"
-    )
-    offload.add_argument("--no-offload", dest="offload", action="store_false", help="keep them on the GPUs (default)")
-    run.add_argument("--prompt-length", metavar="TOKENS", type=positive(), help="prompt tokens (default 512)")
-    run.add_argument("--response-length", metavar="TOKENS", type=positive(), help="response tokens (default 1024)")
-    run.add_argument("--micro-batch", metavar="SEQS", type=positive(), help="sequences per GPU per step (default 1)")
-    run.add_argument(
-        "--rollout-tp",
-        metavar="TP",
-        type=positive(),
-        help="rollout tensor parallelism (default: the one that fits best)",
-    )
-    run.add_argument(
-        "--gpu-memory-utilization",
-        metavar="FRACTION",
-        type=_fraction,
-        default=0.5,
-        help="the engine's share of the device (vLLM's gpu_memory_utilization, SGLang's mem_fraction_static; "
-        "default 0.5, verl's)",
-    )
-    run.add_argument("--engine", choices=ENGINES, default="vllm", help="the rollout engine (default vllm)")
-    run.add_argument(
-        "--no-gradient-checkpointing",
-        dest="checkpointing",
-        action="store_false",
-        help="keep every activation (default: gradient checkpointing on)",
-    )
-    run.add_argument("--min-gpus", action="store_true", help="search the fewest GPUs of the device that fit")
+    tasks = ", ".join(t.upper() for t in ALGORITHMS)
+    add("--task", metavar="TASK", default="GRPO", help=f"{tasks}, each also with -LoRA (default GRPO: full training)")
+    add("--gpus", metavar="N", type=_whole("--gpus", 1, MAX_GPUS), help="GPUs in all (default 8; --min-gpus searches)")
+    add("--device-memory", metavar="GIB", type=_real("--device-memory", 0, MAX_DEVICE_GIB),
+        help="GiB per GPU (default: the device table's)")  # fmt: skip
+    add("--host-memory", metavar="GIB", type=_real("--host-memory", 0, MAX_HOST_GIB),
+        help="host GiB per node (default: a DGX node's where standard, else not checked)")  # fmt: skip
+    add("--gpus-per-node", metavar="N", type=_bounded("--gpus-per-node", "gpus_per_node"), help="(default 8)")
+    add("--framework", choices=FRAMEWORKS, help="assume its defaults where a flag is left out (default: none)")
+    add("--train", choices=TRAIN_BACKENDS, help="the training backend (default fsdp)")
+    for flag, field, what in (
+        ("--train-tp", "train_tp", "Megatron tensor parallelism"),
+        ("--train-pp", "train_pp", "Megatron pipeline parallelism"),
+        ("--train-ep", "train_ep", "Megatron expert parallelism"),
+        ("--train-cp", "train_cp", "Megatron context parallelism"),
+        ("--ulysses-sp", "sequence_parallel", "Ulysses sequence parallelism"),
+    ):
+        add(flag, metavar="N", type=_bounded(flag, field), help=f"{what} ({SILENT_NOTE})")
+    add("--lora-rank", metavar="RANK", type=_bounded("--lora-rank", "lora_rank"),
+        help="LoRA rank (default: 32 for a task ending in -LoRA, else none)")  # fmt: skip
+    add("--lora-targets", metavar="MODULES", help="PEFT target_modules (default all-linear; or q_proj,v_proj,...)")
+    _switch(run, "offload", "offload", "offload parameters and optimizer states (the default)", "keep them on the GPU")
+    add("--offload-mode", choices=OFFLOAD_MODES,
+        help="phase (verl's) or compute (FSDP2, ZeRO-Offload; the default without --framework)")  # fmt: skip
+    _switch(run, "ref-offload", "ref_offload", "offload the reference model (the default)", "keep it on the GPU")
+    _switch(run, "kl", "kl", "load a reference model for KL", "no reference model (the default)")
+    _switch(run, "critic", "critic", "train a critic (PPO's default)", "no critic")
+    tokens = ("--prompt-length", "prompt_length", "max prompt tokens (default 512)"), (
+        "--response-length", "response_length", "max response tokens (default 1024)")  # fmt: skip
+    for flag, field, what in tokens:
+        add(flag, metavar="TOKENS", type=_bounded(flag, field), help=what)
+    add("--mean-prompt-length", metavar="TOKENS", type=_bounded("--mean-prompt-length", "prompt_length"),
+        help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
+    add("--mean-response-length", metavar="TOKENS", type=_bounded("--mean-response-length", "response_length"),
+        help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
+    add("--micro-batch", metavar="SEQS", type=_bounded("--micro-batch", "micro_batch"),
+        help="sequences per GPU per update pass (default 1)")  # fmt: skip
+    add("--log-prob-micro-batch", metavar="SEQS", type=_bounded("--log-prob-micro-batch", "log_prob_micro_batch"),
+        help="sequences per GPU per log-prob pass (default: as --micro-batch)")  # fmt: skip
+    add("--token-budget", metavar="TOKENS", type=_bounded("--token-budget", "max_token_len"),
+        help="dynamic batching's tokens per GPU (default: no dynamic batching)")  # fmt: skip
+    add("--keep-padding", action="store_true", help="sequences are padded to the maximum lengths")
+    add("--rollout-n", metavar="N", type=_bounded("--rollout-n", "rollout_n"), help="responses per prompt (default 1)")
+    add("--train-batch", metavar="PROMPTS", type=_bounded("--train-batch", "train_batch"),
+        help="prompts per step (default: not stated)")  # fmt: skip
+    add("--rollout-tp", metavar="TP", type=_bounded("--rollout-tp", "rollout_tp"),
+        help="rollout tensor parallelism (default: the largest the heads allow)")  # fmt: skip
+    add("--gpu-memory-utilization", metavar="FRACTION", type=_real("--gpu-memory-utilization", 0, 1),
+        help="the engine's claim, vLLM's gpu_memory_utilization or SGLang's mem_fraction_static (default: not "
+        "stated, the weights and KV cache it uses; 0.5 with --framework verl)")  # fmt: skip
+    add("--engine", choices=ENGINES, help="the rollout engine (default vllm)")
+    add("--max-num-seqs", metavar="SEQS", type=_bounded("--max-num-seqs", "max_num_seqs"),
+        help="the engine's batch limit (default 256, vLLM's)")  # fmt: skip
+    add("--fp8-rollout", action="store_true", default=None, help="fp8 rollout weights")
+    add("--no-free-cache-engine", dest="free_cache", action="store_false", default=None,
+        help="the engine keeps its claim while training (no sleep mode)")  # fmt: skip
+    add("--rollout-gpus", metavar="N", type=_bounded("--rollout-gpus", "rollout_gpus"),
+        help="GPUs of the engine alone (default: colocated, none)")  # fmt: skip
+    add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
+    add("--entropy-chunking", action="store_true", default=None, help="chunked entropy in the log-prob pass")
+    add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
+    add("--no-gradient-checkpointing", dest="checkpointing", action="store_false", default=None,
+        help="keep every activation (default: recomputation on)")  # fmt: skip
+    add("--min-gpus", action="store_true", help="search the fewest GPUs of the device that hold the run")
     row = parser.add_argument_group("a row of the data")
     row.add_argument(
         "--row",
         metavar="FILE:LINE",
-        help="estimate the row at (or starting before) LINE of a data file, with its script's settings; "
-        "needed instead of --model and --device",
+        help="estimate the row at (or starting before) LINE of a data file, with its script's settings; needed "
+        "instead of --model and --device (only the mean lengths, --host-memory and --format may be added)",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format (default text)")
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{value} is not a fraction between 0 and 1")
-    return value
 
 
 def said_as(flag: str, given: str, name: str) -> None:
@@ -128,7 +211,11 @@ def said_as(flag: str, given: str, name: str) -> None:
     describes a different device or model than the one typed.
     """
     if given.strip().lower() != name.lower():
-        print(f"{PROG}: note: {flag} '{given}' is read as {name}", file=sys.stderr)
+        print(f"{PROG}: note: {flag} {shown(given)} is read as {name}", file=sys.stderr)
+
+
+#: flags that describe the data rather than a script's settings: they apply with --row too
+FACT_FLAGS = ("mean_prompt_length", "mean_response_length", "host_memory", "format")
 
 
 def architecture(name: str) -> Architecture:
@@ -142,179 +229,182 @@ def architecture(name: str) -> Architecture:
         except ConfigError as err:
             raise CliError(str(err)) from None
     known = ", ".join(a.name for a in BUNDLED.values())
-    raise CliError(f"--model '{name}' is neither a bundled model ({known}) nor a config.json file")
+    raise CliError(f"--model {shown(name)} is neither a bundled model ({known}) nor a config.json file")
 
 
-def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
-    if not args.device:
-        raise CliError("--device is needed, e.g. --device H100")
-    gib = device_memory(args.device)
-    if gib is None:
-        raise CliError(f"--device '{args.device}' is not one of {', '.join(DEVICES)}")
-    lora = args.lora_rank or (32 if "lora" in args.task.lower() else 0)
-    defaults = {"param_offload": args.offload, "optimizer_offload": args.offload, "gpus": args.gpus}
-    defaults.update(prompt_length=args.prompt_length, response_length=args.response_length)
-    defaults.update(micro_batch=args.micro_batch, rollout_tp=args.rollout_tp)
-    assumed = [name for name, given in defaults.items() if given is None]
-    gpus = args.gpus or 8
-    if args.rollout_tp and not args.min_gpus and (args.rollout_tp > gpus or gpus % args.rollout_tp):
-        raise CliError(f"--rollout-tp {args.rollout_tp} must divide --gpus {gpus}")
-    device = canonical(args.device) or args.device
-    said_as("--device", args.device, device)
-    return Plan(
-        task=args.task,
-        gpus=gpus,
-        device=device,
-        device_gib=gib,
-        lora_rank=lora,
-        param_offload=bool(args.offload),
-        optimizer_offload=bool(args.offload),
-        gradient_checkpointing=args.checkpointing,
-        prompt_length=args.prompt_length or DEFAULT_PROMPT,
-        response_length=args.response_length or DEFAULT_RESPONSE,
-        micro_batch=args.micro_batch or 1,
-        rollout_tp=args.rollout_tp,
-        engine=args.engine,
-        memory_fraction=args.gpu_memory_utilization,
-        assumed=tuple(assumed),
+def _set(value: Any) -> Found[Any]:
+    return Found(value, Origin.SET) if value is not None else Found()
+
+
+def run_from_flags(args: argparse.Namespace) -> Run:
+    """The flags as the ``Run`` a script reader would fill: a flag left out is a setting left unsaid."""
+    offload = args.offload
+    verl = args.framework == "verl"
+    fraction = _set(args.gpu_memory_utilization)
+    if not fraction.known and verl:
+        fraction = Found(0.5, Origin.FRAMEWORK_DEFAULT)
+    roles: tuple[Role, ...] = ()
+    if args.rollout_gpus:
+        roles = (Role("rollout", _set(args.rollout_gpus)),)
+    return Run(
+        framework=args.framework,
+        train_backend=_set(args.train),
+        train_tp=_set(args.train_tp),
+        train_pp=_set(args.train_pp),
+        train_ep=_set(args.train_ep),
+        train_cp=_set(args.train_cp),
+        ulysses_sp=_set(args.ulysses_sp),
+        lora_rank=_set(args.lora_rank),
+        lora_targets=_set(args.lora_targets),
+        critic=_set(args.critic),
+        use_kl=_set(args.kl),
+        prompt_length=_set(args.prompt_length),
+        response_length=_set(args.response_length),
+        train_batch_size=_set(args.train_batch),
+        micro_batch_per_gpu=_set(args.micro_batch),
+        log_prob_micro_batch_per_gpu=_set(args.log_prob_micro_batch),
+        dynamic_batch=_set(True if args.token_budget else None),
+        max_token_len_per_gpu=_set(args.token_budget),
+        remove_padding=_set(False if args.keep_padding else None),
+        rollout_n=_set(args.rollout_n),
+        param_offload=_set(offload),
+        optimizer_offload=_set(offload),
+        ref_param_offload=_set(args.ref_offload),
+        offload_mode=_set(args.offload_mode),
+        gradient_checkpointing=_set(args.checkpointing),
+        entropy_checkpointing=_set(args.entropy_checkpointing),
+        entropy_chunking=_set(args.entropy_chunking),
+        fused_kernels=_set(args.fused_kernels),
+        engine=_set(args.engine),
+        rollout_tp=_set(args.rollout_tp),
+        memory_fraction=fraction,
+        free_cache_engine=_set(args.free_cache),
+        max_num_seqs=_set(args.max_num_seqs),
+        fp8_rollout=_set(args.fp8_rollout),
+        gpus_per_node=_set(args.gpus_per_node),
+        colocated=Found(False, Origin.SET) if args.rollout_gpus else Found(),
+        roles=roles,
     )
 
 
-def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Estimate]:
+def _device(args: argparse.Namespace, name: str | None) -> tuple[str, float]:
+    if not name:
+        raise CliError("--device is needed, e.g. --device H100 (or any name with --device-memory 48)")
+    device = canonical(name)
+    if args.device_memory is not None:
+        return device or name, args.device_memory
+    gib = device_memory(name)
+    if gib is None or device is None:
+        raise CliError(
+            f"--device {shown(name)} is not one of {', '.join(DEVICES)}; give its memory with --device-memory GIB"
+        )
+    said_as("--device", name, device)
+    return device, gib
+
+
+def _facts(plan: Plan, args: argparse.Namespace) -> Plan:
+    """What the data says beyond the script: real mean lengths, the node's host memory."""
+    host = args.host_memory
+    assumed = plan.assumed
+    if host is None:
+        host = node_memory(plan.device)
+        if host is not None:
+            assumed = (*assumed, "host_memory_gib")
+    return replace(
+        plan,
+        mean_prompt_length=args.mean_prompt_length,
+        mean_response_length=args.mean_response_length,
+        host_memory_gib=host,
+        assumed=assumed,
+    )
+
+
+def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
+    if not known_task(args.task):
+        tasks = ", ".join(t.upper() for t in ALGORITHMS)
+        raise CliError(f"--task {shown(args.task)} is not known; the tasks are {tasks}, each also with -LoRA")
+    if args.lora_targets and (unknown := unknown_targets(args.lora_targets)):
+        raise CliError(
+            f"--lora-targets names {', '.join(shown(u) for u in unknown)}, no linear layer of the models counted "
+            "here; give all-linear or names such as q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj"
+        )
+    device, gib = _device(args, args.device)
+    gpus = args.gpus or 8
+    if args.rollout_tp and not args.min_gpus:
+        engine = args.rollout_gpus or gpus
+        if args.rollout_tp > engine or engine % args.rollout_tp:
+            raise CliError(f"--rollout-tp {args.rollout_tp} must divide the engine's {engine} GPUs")
+    if args.rollout_gpus and not args.min_gpus and args.rollout_gpus >= gpus:
+        raise CliError(f"--rollout-gpus {args.rollout_gpus} leaves none of --gpus {gpus} for the trainer")
+    row = Row(arch.name, None, "", args.task, gpus, args.train or "fsdp", args.engine or "vllm")
+    plan = plan_for_row(row, run_from_flags(args), device, gib)
+    if args.gpus is None:
+        plan = replace(plan, assumed=(*plan.assumed, "gpus"))
+    return _facts(plan, args)
+
+
+def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
     """The row at FILE:LINE (any line of the row), estimated with its script's settings."""
+    given = [k for k, v in vars(args).items() if v not in (None, False) and k not in (*FACT_FLAGS, "row", "func")]
+    given = [k for k in given if k not in ("task", "data", "root", "command")]
+    if given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise CliError(f"--row takes the run's settings from its script; {flags} cannot be given with it")
     path_text, _, line_text = spec.rpartition(":")
     if not path_text or not line_text.isdigit():
-        raise CliError(f"--row '{spec}' must be FILE:LINE, e.g. data/7b.yaml:5")
+        raise CliError(f"--row {shown(spec)} must be FILE:LINE, e.g. data/7b.yaml:5")
     path, line = Path(path_text), int(line_text)
     if not path.is_file():
-        raise CliError(f"--row: the data file '{path_text}' does not exist")
+        raise CliError(f"--row: the data file {shown(path_text)} does not exist")
     project = load_project()
     args.data = str(path.parent)
     data_dir, root = data_and_root(args, project)
     dataset = load_dataset(data_dir, root, load_options(args, project))
     wanted = path.resolve()
     rows = [e for e in dataset.entries if (data_dir / Path(e.source.path).name).resolve() == wanted]
+    lines = _line_count(path)
+    if line > lines:
+        raise CliError(f"--row: {relpath(path)} has {lines} lines; line {line} is past its end")
     rows = [e for e in rows if e.source.line <= line]
     if not rows:
         raise CliError(f"--row: no row of {relpath(path)} starts at or before line {line}")
     entry = max(rows, key=lambda e: e.source.line)
-    settings = _script_settings(entry, dataset.scripts.get(entry.script), root)
+    for problem in dataset.diagnostics:
+        if problem.subtype in UNREAD_SCRIPT and problem.json_path.startswith(entry.source.json_path + "."):
+            if problem.path != entry.source.path:
+                continue
+            # The row's script cannot be read: said as lint says it, and the estimate goes on without it.
+            print(replace(problem, severity="warning").format(), file=sys.stderr)
+            print(f"{PROG}: note: the estimate takes every setting as a silent script would", file=sys.stderr)
+    settings = _script_run(entry, root)
     found = plausibility.estimate_row(entry, settings)
     if found is None:
-        raise CliError(f"the row's device '{entry.device}' is not in the device table ({', '.join(DEVICES)})")
-    return entry, found
-
-
-def _script_settings(entry: Entry, path: Path | None, root: Path) -> ScriptSettings | None:
-    limit = rowscript.MAX_SCRIPT_BYTES
-    if path is not None:
-        try:
-            return read_script(read_regular(path, limit).decode("utf-8", errors="replace"), entry.env)
-        except OSError:
-            return None
-    if entry.script_ref:
-        try:
-            pinned = git.read_pinned(root, [(entry.script_ref, PurePosixPath(entry.script).as_posix())], limit)
-        except git.GitUnavailable:
-            return None
-        blob = pinned.files.get((entry.script_ref, PurePosixPath(entry.script).as_posix()))
-        if blob is not None and blob.data is not None:
-            return read_script(blob.data.decode("utf-8", errors="replace"), entry.env)
-    return None
-
-
-def as_json(found: Estimate, minimum: int | None, searched: bool) -> dict[str, Any]:
-    plan = found.plan
-    result: dict[str, Any] = {
-        "model": found.arch.name,
-        "task": plan.task,
-        "device": plan.device,
-        "params": found.arch.params(),
-        "trainable_params": found.arch.lora_params(plan.lora_rank) if plan.lora_rank else found.arch.params(),
-        "kv_bytes_per_token": found.arch.kv_bytes_per_token(1),
-        "kv_bytes_per_token_per_gpu": found.arch.kv_bytes_per_token(found.rollout_tp),
-        "device_memory_gb": round(plan.device_gib, 3),
-        "gpus": plan.gpus,
-        "per_gpu_gb": {
-            "train": round(found.train_gib, 3),
-            "rollout": round(found.rollout_gib, 3),
-            "peak": round(found.peak_gib, 3),
-        },
-        "host_gb": round(found.host_gib, 3),
-        "engine_budget_gb": round(found.engine_budget / 2**30, 3),
-        "verdict": found.verdict,
-        "problems": found.problems,
-        "terms": [{"phase": t.phase, "name": t.name, "gb": round(t.gib, 3)} for t in found.terms],
-        "assumptions": assumptions(found),
-        "lower_bound": True,
-    }
-    if searched:
-        result["min_gpus"] = minimum
-    return result
-
-
-def assumptions(found: Estimate) -> dict[str, Any]:
-    """Each setting the estimate used, and whether it was given or assumed."""
-    plan = found.plan
-    values: dict[str, Any] = {
-        "lora_rank": plan.lora_rank,
-        "train": plan.train,
-        "param_offload": plan.param_offload,
-        "optimizer_offload": plan.optimizer_offload,
-        "gradient_checkpointing": plan.gradient_checkpointing,
-        "prompt_length": plan.prompt_length,
-        "response_length": plan.response_length,
-        "micro_batch": plan.micro_batch,
-        "rollout_tp": found.rollout_tp,
-        "engine": plan.engine,
-        "memory_fraction": plan.memory_fraction,
-        "reference_model": plan.kl and not plan.lora_rank,
-        "critic": plan.critic,
-        "bytes_per_trainable_param": 16,
-    }
-    return {name: {"value": value, "assumed": name in plan.assumed} for name, value in values.items()}
-
-
-def as_text(found: Estimate, minimum: int | None, searched: bool) -> str:
-    plan, arch = found.plan, found.arch
-    lines = [
-        f"{arch.name}: {arch.params():,} parameters"
-        + (f", {arch.lora_params(plan.lora_rank):,} trainable (LoRA rank {plan.lora_rank})" if plan.lora_rank else "")
-        + f"; {plan.task} on {plan.gpus}*{plan.device} ({plan.device_gib:.1f} GiB each)",
-        "A lower bound: measured peaks are higher (allocator, buffers, weight synchronisation).",
-        "",
-    ]
-    for phase, title in PHASES:
-        terms = [t for t in found.terms if t.phase == phase]
-        if not terms:
-            continue
-        lines.append(f"  {title:<70}{'GiB':>9}")
-        lines.extend(f"    {t.name:<68}{t.gib:>9.2f}" for t in terms)
-    lines += [
-        "",
-        f"  training phase, per GPU{'':<47}{found.train_gib:>9.2f}",
-        f"  rollout phase, per GPU{'':<48}{found.rollout_gib:>9.2f}",
-        f"  peak per GPU (the larger phase){'':<39}{found.peak_gib:>9.2f}",
-        f"  host memory per node{'':<50}{found.host_gib:>9.2f}",
-        f"  the engine's budget ({plan.memory_fraction:g} of the device){'':<31}{found.engine_budget / 2**30:>9.2f}",
-        "",
-        f"verdict: {found.verdict} (>= {found.peak_gib:.1f} of {plan.device_gib:.1f} GiB per GPU)",
-    ]
-    lines.extend(f"  {problem}" for problem in found.problems)
-    if searched:
-        lines.append(
-            f"fewest GPUs: {minimum}*{plan.device} (rollout TP={found.rollout_tp})"
-            if minimum
-            else f"fewest GPUs: none up to 4096 {plan.device} fit"
+        raise CliError(
+            f"the row's device {shown(entry.device)} is not in the device table ({', '.join(DEVICES)}); "
+            "rlresources estimate --model ... --device-memory GIB estimates any device"
         )
-    taken = [f"{k}={v['value']}" for k, v in assumptions(found).items() if v["assumed"]]
-    if taken:
-        lines.append(f"assumed (not given): {', '.join(taken)}")
-    return "\n".join(lines) + "\n"
+    plan = _facts(found.plan, args)
+    return entry, estimate(found.arch, plan)
+
+
+UNREAD_SCRIPT = frozenset({Subtype.SCRIPT_MISSING, Subtype.SCRIPT_PATH, Subtype.SCRIPT_FILE})
+"""Findings that leave a row without a script to read."""
+
+
+def _line_count(path: Path) -> int:
+    """The lines of a data file the loader already read (and bounded), counted in one pass."""
+    with path.open("rb") as handle:
+        data = handle.read()
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+
+def _script_run(entry: Entry, root: Path) -> Run | None:
+    """What the row's script asks for, read the one way lint and the build read it (None: it cannot be read)."""
+    return rowscript.row_script(entry.script, entry.script_ref, root, entry.env).run
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    minimum: int | None = None
+    minimum: tuple[int | None, int | None] | None = None
     if args.row:
         _entry, found = row_estimate(args.row, args)
     else:
@@ -322,17 +412,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             raise CliError("give --model (with --device), or --row FILE:LINE")
         arch = architecture(args.model)
         plan = plan_from_flags(args, arch)
+        found = estimate(arch, plan)
         if args.min_gpus:
-            searched = minimum_gpus(arch, plan)
-            if searched is None:
-                found = estimate(arch, plan)
-            else:
-                minimum, found = searched
-        else:
-            found = estimate(arch, plan)
+            by_expected = minimum_gpus(arch, plan)
+            by_floor = minimum_gpus(arch, plan, by="floor")
+            minimum = (by_expected[0] if by_expected else None, by_floor[0] if by_floor else None)
+            if by_expected or by_floor:
+                found = (by_expected or by_floor or (0, found))[1]
     if args.format == "json":
-        json.dump(as_json(found, minimum, args.min_gpus), out, indent=2)
+        json.dump(as_json(found, minimum), out, indent=2)
         out.write("\n")
     else:
-        out.write(as_text(found, minimum, args.min_gpus))
+        out.write(as_text(found, minimum))
     return EXIT_FINDINGS if found.verdict == "does-not-fit" else EXIT_OK

@@ -125,8 +125,8 @@ def as_text(run: Run) -> list[str]:
         where = f"line {found.line}" if found.line else ""
         if found.file and found.file != run.path:
             where = f"{one_line(found.file, 120)}:{found.line}"
-        how = f" {one_line(found.written, 120)}" if found.written else ""
-        lines.append(f"  {name:<30} {shown:<24} {ORIGIN_WORDS[found.origin]:<18} {where}{how}".rstrip())
+        how = one_line(found.written, 120) if found.written else ""
+        lines.append(f"  {name:<30} {shown:<24} {ORIGIN_WORDS[found.origin]:<18} {where or '-':<9} {how}".rstrip())
     for role in run.roles[1:] if len(run.roles) > 1 else ():
         lines.append(f"  role {role.name}: {value_of(role.gpus) or 'unknown'} GPUs")
     for problem in run.problems:

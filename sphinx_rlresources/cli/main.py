@@ -276,13 +276,19 @@ def build_parser() -> argparse.ArgumentParser:
     new.set_defaults(func=new_command.run)
     estimate = commands.add_parser(
         "estimate",
-        help="a lower bound of the GPU and host memory an RL run needs",
+        help="the GPU and host memory an RL run needs: a floor and an expected peak",
         usage=f"{PROG} estimate --model MODEL --device DEVICE [options]\n"
-        f"       {PROG} estimate --row FILE:LINE [--root DIR] [--format {{text,json}}]",
-        description="Estimate a lower bound of per-GPU and host memory for a colocated RL run (trainer and rollout "
-        "engine on the same GPUs), phase by phase, from the model's shape; or for a row of the data "
-        "(--row FILE:LINE) with its script's settings. --model and --device go together; --row replaces both.",
-        epilog=exit_statuses("it fits (or is tight)", "it does not fit"),
+        f"       {PROG} estimate --row FILE:LINE [--root DIR] [--mean-response-length TOKENS] [--host-memory GIB] "
+        "[--format {text,json}]",
+        description="Estimate the per-GPU and host memory of an RL run, moment by moment, from the model's shape: "
+        "a floor (what must be resident whatever the data) and an expected peak (at the stated lengths); or for "
+        "a row of the data (--row FILE:LINE) with its script's settings. --model and --device go together; --row "
+        "replaces both. A flag left out assumes what a silent script assumes, and the output names each. "
+        "Verdicts: fits, tight (expected peak above 90%% of the device), likely-oom (the floor fits, the expected "
+        "peak does not), does-not-fit (the floor does not).",
+        epilog=exit_statuses(
+            "it fits, is tight or is likely to run out of memory (likely-oom)", "its floor does not fit"
+        ),
     )
     estimate_command.add_arguments(estimate)
     add_data_flags(estimate, root=True)

@@ -198,15 +198,7 @@ class Syncer:
             filters={key: value for key, value in values.items() if key in cols.FILTERS},
         )
         if chosen.unknown is not None:
-            unknown = chosen.unknown
-            near = f"did you mean '{unknown.closest}'? " if unknown.closest else ""
-            known = ", ".join(unknown.known) or "(none: the data folder has no files)"
-            problem(
-                size.line,
-                size.column,
-                Subtype.UNKNOWN_SIZE,
-                f"unknown size {shown(unknown.wanted)}; {near}the known sizes are: {known}",
-            )
+            problem(size.line, size.column, Subtype.UNKNOWN_SIZE, chosen.unknown.message)
             return None
         for wrong in chosen.problems:
             where = block.options[wrong.option].value

@@ -18,7 +18,6 @@ from sphinx_rlresources.core.namecheck import check_naming
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.safe.text import one_line
-from sphinx_rlresources.scripts.reader import read_script
 from sphinx_rlresources.scripts.run import Requirement, Run
 
 MAX_HINT_CANDIDATES = 100
@@ -73,13 +72,21 @@ class Hints:
         groups = self._groups(folder)
         model, model_task = self._keys(name)
         too_many = 0
+        best: tuple[float, str] | None = None
+        # Every group small enough is searched and the nearest name wins: the narrow groups
+        # only bound the cost.  Taking the first group with any match would answer verl's
+        # misspelled 'qwen2-14b_grpo_4_h800_…' with the LoRA script of the same model field
+        # instead of 'qwen2_14b_grpo_4_h800_…', one character away.
         for group in (groups.get("/" + model_task, []), groups.get("/" + model, []), groups[""]):
             if len(group) > MAX_HINT_CANDIDATES:
                 too_many = max(too_many, len(group))
                 continue
-            close = difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6)
-            if close:
-                return close[0], 0
+            for close in difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6):
+                ratio = difflib.SequenceMatcher(None, name, close).ratio()
+                if best is None or ratio > best[0]:
+                    best = (ratio, close)
+        if best is not None:
+            return best[1], 0
         return None, too_many
 
 
@@ -257,11 +264,11 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
         if path is not None:
             scripts[entry.script] = path
             dataset.linkable.add(entry.script)
-        run, data = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else (None, None)
+        run = _read_checked_out(entry, path, dataset.root) if cross_check and path is not None else None
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared()))
-        check_plausible(dataset, entry, data)
+        check_plausible(dataset, entry, run)
     if pinned:
         check_pinned(dataset, pinned, cross_check, rule)
     return scripts
@@ -283,20 +290,22 @@ def _second_row(entry: Entry, first: dict[str, Entry]) -> Diagnostic | None:
     )
 
 
-def _read_checked_out(entry: Entry, path: Path, root: Path) -> tuple[Run | None, bytes | None]:
+def _read_checked_out(entry: Entry, path: Path, root: Path) -> Run | None:
     try:
         data = read_regular(path, rowscript.MAX_SCRIPT_BYTES)
     except OSError:
-        return None, None  # already reported as script_missing by the path check
-    return rowscript.run_of(data, PurePosixPath(entry.script).as_posix(), entry.env, rowscript.TreeFiles(root)), data
+        return None  # already reported as script_missing by the path check
+    return rowscript.run_of(data, PurePosixPath(entry.script).as_posix(), entry.env, rowscript.TreeFiles(root))
 
 
-def check_plausible(dataset: DataSet, entry: Entry, data: bytes | None) -> None:
-    """Estimate the row's memory (kept for the ``estimate`` column) and report it if it cannot fit."""
-    settings = None
-    if data is not None and len(data) <= rowscript.MAX_SCRIPT_BYTES:  # until the estimator reads a Run
-        settings = read_script(data.decode("utf-8", errors="replace"), entry.env)
-    found = plausibility.estimate_row(entry, settings)
+def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:
+    """Estimate the row's memory (kept for the ``estimate`` column) and report it if it cannot fit.
+
+    ``run`` is the one reading of the row's script that the other checks used (None when
+    the script was not read), so the estimate and the cross-check never disagree on what
+    the script asks for.
+    """
+    found = plausibility.estimate_row(entry, run)
     if found is None:
         return
     dataset.estimates[entry.source] = found.peak_gib
@@ -373,7 +382,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
                 declared[ref] = requirements.declared(dataset.root, ref)
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared[ref]))
             read_at_ref.append(entry)
-        check_plausible(dataset, entry, blob.data if cross_check else None)
+        check_plausible(dataset, entry, run)
     history.check_pinned_history(dataset, read_at_ref)
 
 

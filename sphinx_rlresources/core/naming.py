@@ -188,7 +188,13 @@ def _suffixes(pattern: str) -> tuple[str, ...]:
 
 
 PRESETS: dict[str, NamingRule] = {
-    "seed": NamingRule("seed", RULE, re.compile(r"(?!)"), re.compile(r"[^_/]+(?:_[^_/]+){5,}\.sh")),
+    # Claimed: six fields or more (a name breaking the rule by one '_' too many is still one of
+    # its scripts), one of them a bare GPU count, and not verl's other convention: verl's
+    # examples/tuning/lora/run_qwen2_5_vl_7b_fsdp.sh (verl-project/verl@1dda039) has six
+    # fields by accident and is no resource script.
+    "seed": NamingRule(
+        "seed", RULE, re.compile(r"(?!)"), re.compile(r"(?!run_)(?=[^/]*_[0-9]+_)[^_/]+(?:_[^_/]+){5,}\.sh")
+    ),
     "verl": NamingRule(
         "verl",
         "run_<model>_<backend>.sh",

@@ -1,10 +1,12 @@
-"""``rlresources.implausible``: a row whose own hardware cannot hold even the lower bound of its run.
+"""``rlresources.implausible``: a row whose own hardware cannot hold even the floor of its run.
 
 The estimator (:mod:`sphinx_rlresources.estimator`) gives a floor of per-GPU memory
-for the row's model, task and GPU count, with the settings its script sets and, where
-the script is silent, the least demanding choice.  A row is reported only when that
-floor is above its device's memory (or its rollout engine cannot even hold its
-weights), so a configuration that really ran is never flagged.  The estimate is kept
+for the row's model, task and GPU count -- what must be resident whatever the data, with
+the fewest tokens a step can have -- with the settings its script sets and, where the
+script is silent, the least demanding choice.  A row is reported only when that floor is
+above its device's memory (or its rollout engine cannot even hold its weights), so a
+configuration that really ran is never flagged; an expected peak above the device is
+``likely-oom``, which the command shows but the check does not report.  The floor is kept
 for the table's optional ``estimate`` column.
 """
 
@@ -14,37 +16,42 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.estimator.devices import canonical, device_memory
 from sphinx_rlresources.estimator.fromscript import Row, architecture_for, plan_for_row
-from sphinx_rlresources.estimator.memory import Estimate, estimate
-from sphinx_rlresources.scripts.settings import ScriptSettings
+from sphinx_rlresources.estimator.memory import Result, estimate
+from sphinx_rlresources.scripts.run import Run
 
 
 def row_of(entry: Entry) -> Row:
     return Row(entry.model, entry.model_id, entry.size, entry.task, entry.gpus, entry.train, entry.infer)
 
 
-def estimate_row(entry: Entry, settings: ScriptSettings | None) -> Estimate | None:
-    """The row's lower bound, or None when its device is not in the table."""
+def estimate_row(entry: Entry, run: Run | None) -> Result | None:
+    """The row's floor and expected peak, or None when its device is not in the table.
+
+    ``run`` is what the row's script asks for, as the framework adapters read it (None:
+    the script was not read, and every setting takes the estimator's silent value).
+    """
     gib = device_memory(entry.device)
-    arch = architecture_for(row_of(entry), settings)
+    arch = architecture_for(row_of(entry), run)
     if gib is None or arch is None:
         return None
     device = canonical(entry.device) or entry.device
-    return estimate(arch, plan_for_row(row_of(entry), settings, device, gib))
+    return estimate(arch, plan_for_row(row_of(entry), run, device, gib))
 
 
-def check_row(entry: Entry, found: Estimate | None) -> Diagnostic | None:
-    """A finding when the lower bound does not fit the row's own GPUs."""
-    if found is None or found.verdict != "does-not-fit":
+def check_row(entry: Entry, found: Result | None) -> Diagnostic | None:
+    """A finding when the floor does not fit the row's own GPUs."""
+    if found is None or not found.impossible:
         return None
     line, column = entry.at("gpus")
     where = f"{entry.source.path}:{entry.source.line}"
     if found.problems:
         why = found.problems[0]
     else:
-        phase = "training" if found.train_gib >= found.rollout_gib else "rollout"
+        moment, term = found.limiting()
+        largest = f", most of it {term.name} ({term.gib:.1f} GiB)" if term else ""
         why = (
-            f"even the lower bound of {found.arch.name}'s {entry.task} run needs {found.peak_gib:.1f} GiB per GPU "
-            f"(the {phase} phase) on {entry.gpus}*{entry.device} of {found.plan.device_gib:.1f} GiB"
+            f"even the floor of {found.arch.name}'s {entry.task} run needs {found.floor_gib:.1f} GiB per GPU "
+            f"({moment}{largest}) on {entry.gpus}*{entry.device} of {found.plan.device_gib:.1f} GiB"
         )
     return Diagnostic(
         entry.source.path,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, size_key, size_order
+from sphinx_rlresources.safe.text import shown
 
 EVERY_SIZE = ("all", "*")
 """The size arguments that mean every data file (``all`` as documented, ``*`` as a shorthand)."""
@@ -42,6 +43,22 @@ class UnknownSize:
     wanted: str
     known: tuple[str, ...]
     closest: str | None
+    folder: str
+    """The data folder, as the reader set it (relative to the repository root when inside it)."""
+
+    @property
+    def message(self) -> str:
+        """The one sentence the build and ``sync`` both print (the directive adds its location)."""
+        if not self.known:
+            return (
+                f"unknown size {shown(self.wanted)}: the data folder {shown(self.folder)} has no data files; "
+                "check the data setting (rlresources_data, or data in [tool.rlresources]) or import a page"
+            )
+        near = f"did you mean '{self.closest}'? The known" if self.closest else "the known"
+        return (
+            f"unknown size {shown(self.wanted)}; {near} sizes are: {', '.join(self.known)} "
+            "(a size is known when the data folder has its file)"
+        )
 
 
 @dataclass
@@ -85,7 +102,11 @@ def resolve_size(dataset: DataSet, wanted: str) -> tuple[list[SizeData], Unknown
     if found is not None:
         return [found], None
     labels = [s.label for s in dataset.sizes.values()]
-    return [], UnknownSize(wanted.strip(), tuple(labels), closest_size(wanted.strip(), labels))
+    try:
+        folder = dataset.data_dir.relative_to(dataset.root).as_posix()
+    except ValueError:
+        folder = dataset.data_dir.as_posix()
+    return [], UnknownSize(wanted.strip(), tuple(labels), closest_size(wanted.strip(), labels), folder)
 
 
 def choose_sizes(dataset: DataSet, spec: str | None) -> tuple[list[SizeData], list[OptionProblem]]:

@@ -7,8 +7,14 @@ multi-head latent attention), a gated MLP or mixture-of-experts (routed and shar
 experts, router weights), and RMSNorm weights.  The counts agree with the published
 totals to the parameter (``tests/test_estimator.py``; docs/estimator.rst lists them).
 
+A vision-language model adds its vision tower (counted exactly for Qwen2-VL and
+Qwen2.5-VL, from the layer sizes of any other ``vision_config``), which the trainer and
+the rollout engine both hold but which adds nothing to the KV cache.
+
 A ``config.json`` given as a path is read offline, as untrusted input: a regular file,
-bounded in size, plain numbers only; nothing is downloaded.
+bounded in size and nesting, plain whole numbers inside the bounds of
+:data:`SHAPE_BOUNDS` (a hundred-billion-layer model would make every count loop for
+ever, a zero head count divide by zero); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 MAX_CONFIG_BYTES = 1_000_000
+ALL_LINEAR = "all-linear"
+"""PEFT's name for every linear layer but the output head (verl's default ``target_modules``)."""
+MLP_MODULES = frozenset({"gate_proj", "up_proj", "down_proj"})
 MIN_BILLIONS = 0.001
 MAX_BILLIONS = 100_000.0
 """A size label outside these bounds (in billions of parameters) names no model the estimator can stand in for."""
@@ -60,6 +69,8 @@ class Architecture:
     qk_nope_dim: int = 0
     qk_rope_dim: int = 0
     v_head_dim: int = 0
+    vision: int = 0
+    """Parameters of a vision tower (a VLM's image encoder and its projector); 0 for a text model."""
     size_only: int = 0
     """For an unknown model: its parameter count from a size label, and nothing else known."""
     published: int | None = field(default=None, compare=False)
@@ -113,7 +124,17 @@ class Architecture:
         if self.size_only:
             return self.size_only
         embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
-        return embeddings + sum(self.layer_params(i, active) for i in range(self.layers)) + self.hidden
+        return embeddings + sum(self.layer_params(i, active) for i in range(self.layers)) + self.hidden + self.vision
+
+    def expert_params(self) -> int:
+        """The routed experts' parameters, which expert parallelism splits (shared experts are not)."""
+        if not self.experts or self.size_only:
+            return 0
+        return (self.layers - self.dense_layers) * self.experts * 3 * self.hidden * self.moe_intermediate
+
+    def embedding_params(self) -> int:
+        """The token embeddings and an untied output head: what fp8 rollout leaves in bf16."""
+        return 0 if self.size_only else self.vocab * self.hidden * (1 if self.tied else 2)
 
     def largest_layer_params(self) -> int:
         return _largest(self)
@@ -123,26 +144,46 @@ class Architecture:
             return 0
         return max(self.layer_params(i) for i in range(self.layers))
 
-    def lora_params(self, rank: int) -> int:
-        """Adapter parameters: r * (d_in + d_out) for each linear layer (verl's ``all-linear``)."""
-        return rank * _adapted(self)
+    def lora_params(self, rank: int, targets: str = ALL_LINEAR) -> int:
+        """Adapter parameters: r * (d_in + d_out) for each adapted linear layer.
 
-    def _adapted(self) -> int:
+        ``targets`` is PEFT's ``target_modules`` as a framework writes it: ``all-linear``
+        (verl's default) or module names separated by commas (``q_proj,v_proj``).  Names
+        this model has no such layer for add nothing (:func:`unknown_targets` lists them).
+        The vision tower and MoE routers are not counted, so the count stays a floor.
+        """
+        return rank * _adapted(self, normal_targets(targets))
+
+    def _adapted(self, targets: frozenset[str]) -> int:
         """The sum of (d_in + d_out) over every adapted linear layer."""
         if self.size_only:
             return 0  # unknown shapes: the lower bound counts no adapter
-        d, h, kv, hd = self.hidden, self.heads, self.kv_heads, self.dim
-        if self.mla:
-            attention = (d + h * (self.qk_nope_dim + self.qk_rope_dim)) + (d + self.kv_lora_rank + self.qk_rope_dim)
-            attention += (self.kv_lora_rank + h * (self.qk_nope_dim + self.v_head_dim)) + (h * self.v_head_dim + d)
-        else:
-            attention = (d + h * hd) + 2 * (d + kv * hd) + (h * hd + d)
+        attention = sum(i + o for name, (i, o) in self.attention_modules().items() if name in targets)
         total = 0
         for index in range(self.layers):
-            width = self.intermediate if not self.experts or index < self.dense_layers else self.moe_intermediate
-            copies = 1 if not self.experts or index < self.dense_layers else self.experts + self.shared_experts
-            total += attention + copies * 3 * (d + width)
+            dense = not self.experts or index < self.dense_layers
+            width = self.intermediate if dense else self.moe_intermediate
+            copies = 1 if dense else self.experts + self.shared_experts
+            mlp = sum(self.hidden + width for name in MLP_MODULES if name in targets)  # d->f, d->f, f->d
+            total += attention + copies * mlp
         return total
+
+    def attention_modules(self) -> dict[str, tuple[int, int]]:
+        """Each attention projection's (d_in, d_out), by its Hugging Face module name."""
+        d, h, kv, hd = self.hidden, self.heads, self.kv_heads, self.dim
+        if not self.mla:
+            return {"q_proj": (d, h * hd), "k_proj": (d, kv * hd), "v_proj": (d, kv * hd), "o_proj": (h * hd, d)}
+        qk = self.qk_nope_dim + self.qk_rope_dim
+        found = {
+            "kv_a_proj_with_mqa": (d, self.kv_lora_rank + self.qk_rope_dim),
+            "kv_b_proj": (self.kv_lora_rank, h * (self.qk_nope_dim + self.v_head_dim)),
+            "o_proj": (h * self.v_head_dim, d),
+        }
+        if self.q_lora_rank:
+            found.update(q_a_proj=(d, self.q_lora_rank), q_b_proj=(self.q_lora_rank, h * qk))
+        else:
+            found["q_proj"] = (d, h * qk)
+        return found
 
     # -- the rollout engine's KV cache -----------------------------------------------
 
@@ -177,8 +218,28 @@ def _largest(arch: Architecture) -> int:
 
 
 @functools.lru_cache(maxsize=256)
-def _adapted(arch: Architecture) -> int:
-    return arch._adapted()
+def _adapted(arch: Architecture, targets: frozenset[str]) -> int:
+    return arch._adapted(targets)
+
+
+_EVERY_MODULE = (
+    frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"})
+    | MLP_MODULES
+)
+
+
+def normal_targets(targets: str) -> frozenset[str]:
+    """``all-linear`` or ``q_proj, v_proj`` (brackets and quotes allowed) as a set of module names."""
+    text = targets.strip().strip("[]()").replace("'", "").replace('"', "")
+    names = frozenset(n.strip().lower() for n in text.split(",") if n.strip())
+    if not names or ALL_LINEAR in names or "all_linear" in names:
+        return _EVERY_MODULE
+    return names
+
+
+def unknown_targets(targets: str) -> list[str]:
+    """The names of ``targets`` that are no linear layer of any model counted here (empty for ``all-linear``)."""
+    return sorted(normal_targets(targets) - _EVERY_MODULE)
 
 
 @functools.lru_cache(maxsize=256)
@@ -231,6 +292,14 @@ BUNDLED: dict[str, Architecture] = {
             experts=128, experts_per_token=8, moe_intermediate=768, published=30_532_122_624,
         ),
         Architecture(
+            "Mixtral-8x7B", 4096, 32, 32, 8, 14336, 32000, experts=8, experts_per_token=2,
+            moe_intermediate=14336, published=46_702_792_704,
+        ),
+        Architecture(
+            "Qwen2.5-VL-7B", 3584, 28, 28, 4, 18944, 152064, qkv_bias=True, vision=676_550_144,
+            published=8_292_166_656,
+        ),
+        Architecture(
             "DeepSeek-V3", 7168, 61, 128, 128, 18432, 129280, experts=256, experts_per_token=8,
             moe_intermediate=2048, shared_experts=1, dense_layers=3, router_bias=True, q_lora_rank=1536,
             kv_lora_rank=512, qk_nope_dim=128, qk_rope_dim=64, v_head_dim=128, published=671_026_419_200,
@@ -238,7 +307,7 @@ BUNDLED: dict[str, Architecture] = {
     ]
 }  # fmt: skip
 
-_SUFFIXES = ("-instruct", "-chat", "-base", "-hf", "-it")
+_SUFFIXES = ("-instruct", "-chat", "-base", "-hf", "-it", "-v0.1")
 
 
 def bundled(name: str) -> Architecture | None:
@@ -254,59 +323,186 @@ def bundled(name: str) -> Architecture | None:
     return BUNDLED.get(key)
 
 
-def _int(config: dict[str, Any], key: str, default: int | None = None) -> int:
-    value = config.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        if default is None or key in config:
-            raise ConfigError(f"'{key}' must be a whole number, not {json.dumps(value)[:40]}")
+#: config.json field -> (least, most) it may be.  Generous beyond every published model
+#: (Llama-3.1-405B: 16,384 wide and 126 layers; DeepSeek-V3: 256 experts; Qwen: 152,064
+#: tokens), tight enough that no count loops for long or overflows a float.
+SHAPE_BOUNDS: dict[str, tuple[int, int]] = {
+    "hidden_size": (1, 1 << 18),
+    "num_hidden_layers": (1, 4096),
+    "num_attention_heads": (1, 1 << 14),
+    "num_key_value_heads": (1, 1 << 14),
+    "head_dim": (0, 1 << 14),
+    "intermediate_size": (0, 1 << 21),
+    "vocab_size": (1, 1 << 24),
+    "n_routed_experts": (0, 1 << 16),
+    "num_experts": (0, 1 << 16),
+    "num_local_experts": (0, 1 << 16),
+    "num_experts_per_tok": (0, 1 << 16),
+    "moe_intermediate_size": (0, 1 << 21),
+    "n_shared_experts": (0, 1 << 10),
+    "first_k_dense_replace": (0, 4096),
+    "q_lora_rank": (0, 1 << 18),
+    "kv_lora_rank": (0, 1 << 18),
+    "qk_nope_head_dim": (0, 1 << 14),
+    "qk_rope_head_dim": (0, 1 << 14),
+    "v_head_dim": (0, 1 << 14),
+    # a vision tower (vision_config)
+    "depth": (0, 1024),
+    "embed_dim": (0, 1 << 16),
+    "mlp_ratio": (0, 64),
+    "out_hidden_size": (0, 1 << 18),
+    "patch_size": (0, 1024),
+    "temporal_patch_size": (0, 64),
+    "spatial_merge_size": (0, 64),
+    "in_chans": (0, 64),
+    "in_channels": (0, 64),
+}
+MAX_NESTING = 32
+"""The deepest a config.json may nest: real ones nest 3 levels, and Python's parser recurses."""
+
+
+def _int(config: dict[str, Any], key: str, default: int | None = None, where: str = "") -> int:
+    """A whole number inside :data:`SHAPE_BOUNDS`, or ``default`` when the key is absent or null."""
+    value = config.get(key)
+    if value is None:
+        if default is None:
+            raise ConfigError(f"'{where}{key}' is missing; a model's config.json has it")
         return default
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)  # 4096.0 is 4096
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"'{where}{key}' must be a whole number, not {json.dumps(value)[:40]}")
+    low, high = SHAPE_BOUNDS.get(key, (0, 1 << 24))
+    if not low <= value <= high:
+        shown = str(value) if len(str(value)) <= 20 else f"a {len(str(value))}-digit number"
+        raise ConfigError(f"'{where}{key}' is {shown}, outside {low}..{high:,}; is this a model's config.json?")
     return value
 
 
-def from_config(path: Path) -> Architecture:
-    """A shape from a Hugging Face ``config.json`` on disk (offline; no download)."""
+def _load(path: Path) -> dict[str, Any]:  # noqa: C901 - one guard per way a config.json may not be read
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode):
             raise ConfigError(f"'{path}' is not a regular file")
         if path.stat().st_size > MAX_CONFIG_BYTES:
             raise ConfigError(f"'{path}' is larger than {MAX_CONFIG_BYTES} bytes; a config.json is a few KiB")
-        config = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"'{path}' does not exist; give a bundled model name or a config.json") from None
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise ConfigError(f"'{path}' cannot be read as JSON ({err})") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"'{path}' cannot be read ({err})") from None
+    # Python's JSON parser recurses once per level: count the brackets before it sees them.
+    level = deepest = 0
+    for char in text:  # strings may hold brackets; counting them too only errs on the strict side
+        if char in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif char in "]}":
+            level -= 1
+    if deepest > MAX_NESTING:
+        raise ConfigError(f"'{path}' nests {deepest} levels deep, more than {MAX_NESTING}; a config.json nests 3")
+    try:
+        config = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise ConfigError(f"'{path}' cannot be read as JSON ({str(err)[:80]})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"'{path}' is not a JSON object")
+    return config
+
+
+def from_config(path: Path) -> Architecture:
+    """A shape from a Hugging Face ``config.json`` on disk (offline; no download)."""
+    config = _load(path)
+    outer = config
+    where = ""
     if isinstance(config.get("text_config"), dict):  # multimodal wrappers keep the decoder here
-        config = config["text_config"]
-    model_type = str(config.get("model_type", ""))
-    heads = _int(config, "num_attention_heads")
-    experts = _int(config, "n_routed_experts", 0) or _int(config, "num_experts", 0)
+        config, where = config["text_config"], "text_config."
+    model_type = str(config.get("model_type", outer.get("model_type", "")))
+    heads = _int(config, "num_attention_heads", where=where)
+    kv_heads = _int(config, "num_key_value_heads", heads, where)
+    if kv_heads > heads or heads % kv_heads:
+        raise ConfigError(f"'{where}num_key_value_heads' is {kv_heads}, which does not divide the {heads} query heads")
+    hidden = _int(config, "hidden_size", where=where)
+    head_dim = _int(config, "head_dim", 0, where)
+    if not head_dim and hidden < heads:
+        raise ConfigError(f"'{where}hidden_size' is {hidden}, fewer than the {heads} attention heads")
+    experts = (
+        _int(config, "n_routed_experts", 0, where)
+        or _int(config, "num_experts", 0, where)
+        or _int(config, "num_local_experts", 0, where)  # Mixtral
+    )
+    layers = _int(config, "num_hidden_layers", where=where)
+    intermediate = _int(config, "intermediate_size", 0 if experts else None, where)
+    # Mixtral's experts are intermediate_size wide; Qwen-MoE and DeepSeek name it moe_intermediate_size.
+    moe_intermediate = _int(config, "moe_intermediate_size", intermediate if experts else 0, where)
+    vision = outer.get("vision_config")
     return Architecture(
         name=path.parent.name or path.name,
-        hidden=_int(config, "hidden_size"),
-        layers=_int(config, "num_hidden_layers"),
+        hidden=hidden,
+        layers=layers,
         heads=heads,
-        kv_heads=_int(config, "num_key_value_heads", heads),
-        intermediate=_int(config, "intermediate_size"),
-        vocab=_int(config, "vocab_size"),
-        tied=bool(config.get("tie_word_embeddings", False)),
-        qkv_bias=model_type in ("qwen2", "qwen2_moe") or bool(config.get("attention_bias", False)),
-        head_dim=_int(config, "head_dim", 0) if config.get("head_dim") is not None else 0,
+        kv_heads=kv_heads,
+        intermediate=intermediate,
+        vocab=_int(config, "vocab_size", where=where),
+        tied=bool(config.get("tie_word_embeddings", outer.get("tie_word_embeddings", False))),
+        qkv_bias=model_type in QKV_BIAS_TYPES or config.get("attention_bias") is True,
+        head_dim=head_dim,
         qk_norm=model_type in ("qwen3", "qwen3_moe"),
         experts=experts,
-        experts_per_token=_int(config, "num_experts_per_tok", 0),
-        moe_intermediate=_int(config, "moe_intermediate_size", 0),
-        shared_experts=_int(config, "n_shared_experts", 0),
-        dense_layers=_int(config, "first_k_dense_replace", 0),
+        experts_per_token=min(_int(config, "num_experts_per_tok", 0, where), experts),
+        moe_intermediate=moe_intermediate,
+        shared_experts=_int(config, "n_shared_experts", 0, where),
+        dense_layers=min(_int(config, "first_k_dense_replace", 0, where), layers),
         router_bias=model_type in ("deepseek_v3",),
-        q_lora_rank=_int(config, "q_lora_rank", 0) if config.get("q_lora_rank") is not None else 0,
-        kv_lora_rank=_int(config, "kv_lora_rank", 0),
-        qk_nope_dim=_int(config, "qk_nope_head_dim", 0),
-        qk_rope_dim=_int(config, "qk_rope_head_dim", 0),
-        v_head_dim=_int(config, "v_head_dim", 0),
+        q_lora_rank=_int(config, "q_lora_rank", 0, where),
+        kv_lora_rank=_int(config, "kv_lora_rank", 0, where),
+        qk_nope_dim=_int(config, "qk_nope_head_dim", 0, where),
+        qk_rope_dim=_int(config, "qk_rope_head_dim", 0, where),
+        v_head_dim=_int(config, "v_head_dim", 0, where),
+        vision=vision_params(vision, str(outer.get("model_type", ""))) if isinstance(vision, dict) else 0,
     )
+
+
+QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})
+"""Model types whose q, k and v projections have biases (Qwen2 and the VLMs built on it)."""
+
+
+def vision_params(vision: dict[str, Any], model_type: str) -> int:
+    """A vision tower's parameters from its ``vision_config``.
+
+    Qwen2-VL and Qwen2.5-VL are counted exactly from their modelling code's layers (a
+    3-D patch embedding without bias; blocks of biased qkv and output projections, an MLP
+    -- plain with LayerNorms in Qwen2-VL, gated with RMSNorms in Qwen2.5-VL -- and a
+    merger that projects 2x2 patches to the decoder's width): Qwen2.5-VL-7B's tower is
+    676,550,144 parameters, Qwen2-VL-7B's 675,759,104.  Any other tower is counted as
+    ViT blocks from its own ``hidden_size``, ``intermediate_size`` and layer count
+    (biased attention and MLP, two LayerNorms), without its patch embedding and projector,
+    so the count stays at or below the real one.
+    """
+    where = "vision_config."
+    if model_type in ("qwen2_vl", "qwen2_5_vl"):
+        depth = _int(vision, "depth", where=where)
+        width = _int(vision, "hidden_size" if model_type == "qwen2_5_vl" else "embed_dim", where=where)
+        out = _int(vision, "out_hidden_size" if model_type == "qwen2_5_vl" else "hidden_size", where=where)
+        merge = _int(vision, "spatial_merge_size", 2, where)
+        patch = _int(vision, "patch_size", 14, where) ** 2 * _int(vision, "temporal_patch_size", 2, where)
+        patch_embed = _int(vision, "in_chans", _int(vision, "in_channels", 3, where), where) * patch * width
+        attention = width * 3 * width + 3 * width + width * width + width
+        if model_type == "qwen2_5_vl":
+            ffn = _int(vision, "intermediate_size", where=where)
+            block = attention + 3 * width * ffn + 2 * ffn + width + 2 * width  # gated MLP, two RMSNorms
+            merger_norm = width
+        else:
+            ffn = width * _int(vision, "mlp_ratio", 4, where)
+            block = attention + 2 * width * ffn + ffn + width + 4 * width  # plain MLP, two LayerNorms
+            merger_norm = 2 * width
+        merged = width * merge * merge
+        merger = merger_norm + merged * merged + merged + merged * out + out
+        return patch_embed + depth * block + merger
+    width = _int(vision, "hidden_size", 0, where)
+    ffn = _int(vision, "intermediate_size", 0, where)
+    depth = _int(vision, "num_hidden_layers", 0, where) or _int(vision, "depth", 0, where)
+    return depth * (4 * width * width + 4 * width + 2 * width * ffn + ffn + width + 4 * width)
 
 
 def by_size(label: str) -> Architecture | None:

@@ -1,25 +1,130 @@
-"""A run's :class:`~.memory.Plan` from what its launch script sets, with lower-bound defaults.
+"""A run's :class:`~.plan.Plan` from what its launch script asks for (a :class:`~sphinx_rlresources.scripts.run.Run`).
 
-Every setting the estimate needs is read from the script's overrides (verl's keys).  A
-setting the script does not settle is filled with the choice that needs the *least*
-memory -- offload on, recomputation on, the largest rollout tensor parallelism the
-heads allow, no reference model unless KL is switched on -- so the estimate stays a
-lower bound of what the script can have run, and a row is called implausible only when
-even that does not fit.  Each such choice is named in ``Plan.assumed``.
+The estimator reads a script only through the framework-neutral ``Run`` that every
+framework adapter fills, so a slime or OpenRLHF script is estimated like a verl one.
+``rlresources estimate`` turns its flags into a ``Run`` too, and both go through
+:func:`plan_for_row`: a row whose script is silent on a setting and a ``--model`` run
+without its flag assume the *same* value, :data:`SILENT`, and the output names each one.
+
+The silent values are the least demanding choice where there is one (offload on,
+recomputation on, no reference model, the largest rollout tensor parallelism the heads
+allow, the engine's budget not stated) so that the floor stays a lower bound of what any
+script could have run, and a row is called implausible only when even that does not fit.
+Values outside their bounds (:data:`BOUNDS`) are estimated as if not given, and named.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sphinx_rlresources.estimator.architectures import Architecture, bundled, by_size
-from sphinx_rlresources.estimator.memory import Plan
-from sphinx_rlresources.scripts.settings import ScriptSettings
+from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
+from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
+from sphinx_rlresources.scripts.run import Found, Origin, Run
 
-ACTOR = "actor_rollout_ref.actor"
-ROLLOUT = "actor_rollout_ref.rollout"
-STOCK_FRACTION = 0.5
-"""verl's default ``gpu_memory_utilization`` in its stock trainer configs."""
+VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
+"""Frameworks whose FSDP actor keeps fp32 parameters (``torch_dtype=float32`` for the actor) and whose
+offload is by phase (``load_fsdp_model_to_gpu``/``load_fsdp_optimizer`` before the update) unless the
+script asks for FSDP2's ``offload_policy``: an adapter that leaves ``offload_mode`` unsaid gets that."""
+
+#: Plan field -> (the value assumed when nothing says, why).  One table for --row and --model.
+SILENT: dict[str, tuple[Any, str]] = {
+    "param_offload": (True, "the least GPU memory"),
+    "optimizer_offload": (True, "the least GPU memory"),
+    "ref_offload": (True, "the least GPU memory"),
+    "offload_mode": ("compute", "the least GPU memory; a framework's own offload may differ (verl's: phase)"),
+    "gradient_checkpointing": (True, "the least GPU memory"),
+    "prompt_length": (512, "a common maximum"),
+    "response_length": (1024, "a common maximum"),
+    "micro_batch": (1, "the least GPU memory"),
+    "log_prob_micro_batch": (None, "as micro_batch"),
+    "dynamic_batch": (False, "a fixed micro-batch"),
+    "max_token_len": (None, "no token budget"),
+    "remove_padding": (True, "the fewest tokens"),
+    "rollout_n": (1, "one response per prompt"),
+    "train_batch": (None, "not stated"),
+    "mini_batch": (None, "not stated"),
+    "rollout_tp": (None, "the largest the heads allow: the least GPU memory"),
+    "train_tp": (1, "none for FSDP; for Megatron, as much as the GPUs allow (the least memory)"),
+    "train_pp": (1, "none for FSDP; for Megatron, the rest of the GPUs (the least memory)"),
+    "train_ep": (1, "no expert parallelism"),
+    "train_cp": (1, "no context parallelism"),
+    "sequence_parallel": (1, "no Ulysses sequence parallelism"),
+    "memory_fraction": (None, "not stated: the engine holds its weights and the KV cache it uses"),
+    "free_cache_engine": (True, "the engine sleeps during training: the least GPU memory"),
+    "max_num_seqs": (None, "the engine's default"),
+    "fp8_rollout": (False, "bf16 rollout weights"),
+    "use_kl": (False, "no reference model: the least GPU memory (and verl's default)"),
+    "update_entropy": (False, "no entropy bonus (verl's default)"),
+    "entropy_checkpointing": (False, "not set"),
+    "entropy_chunking": (False, "not set"),
+    "fused_kernels": (False, "not set"),
+    "lora_targets": (ALL_LINEAR, "verl's default"),
+    "gpus_per_node": (8, "a node of 8 GPUs"),
+}
+
+FRAMEWORK_MECHANISMS = frozenset({"offload_mode", "gpus_per_node", "lora_targets"})
+"""Framework defaults that are how the framework works rather than a setting a release may
+change: the floor keeps them (verl offloads by phase whatever its release)."""
+
+#: Plan field -> (least, most) a value from a script or a flag may be.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "lora_rank": (0, 1 << 16),
+    "prompt_length": (1, 10_000_000),
+    "response_length": (1, 10_000_000),
+    "micro_batch": (1, 10_000_000),
+    "log_prob_micro_batch": (1, 10_000_000),
+    "max_token_len": (1, 1_000_000_000),
+    "rollout_n": (1, 100_000),
+    "train_batch": (1, 1_000_000_000),
+    "mini_batch": (1, 1_000_000_000),
+    "rollout_tp": (1, 1 << 16),
+    "train_tp": (1, 1 << 16),
+    "train_pp": (1, 1 << 16),
+    "train_ep": (1, 1 << 16),
+    "train_cp": (1, 1 << 16),
+    "sequence_parallel": (1, 1 << 16),
+    "memory_fraction": (1e-6, 1.0),
+    "max_num_seqs": (1, 10_000_000),
+    "gpus_per_node": (1, 1024),
+    "rollout_gpus": (0, 1 << 20),
+}
+
+#: Plan field -> the Run field that says it.
+FROM_RUN: dict[str, str] = {
+    "param_offload": "param_offload",
+    "optimizer_offload": "optimizer_offload",
+    "ref_offload": "ref_param_offload",
+    "offload_mode": "offload_mode",
+    "gradient_checkpointing": "gradient_checkpointing",
+    "prompt_length": "prompt_length",
+    "response_length": "response_length",
+    "micro_batch": "micro_batch_per_gpu",
+    "log_prob_micro_batch": "log_prob_micro_batch_per_gpu",
+    "dynamic_batch": "dynamic_batch",
+    "max_token_len": "max_token_len_per_gpu",
+    "remove_padding": "remove_padding",
+    "rollout_n": "rollout_n",
+    "train_batch": "train_batch_size",
+    "mini_batch": "mini_batch_size",
+    "rollout_tp": "rollout_tp",
+    "train_tp": "train_tp",
+    "train_pp": "train_pp",
+    "train_ep": "train_ep",
+    "train_cp": "train_cp",
+    "sequence_parallel": "ulysses_sp",
+    "memory_fraction": "memory_fraction",
+    "free_cache_engine": "free_cache_engine",
+    "max_num_seqs": "max_num_seqs",
+    "fp8_rollout": "fp8_rollout",
+    "use_kl": "use_kl",
+    "update_entropy": "update_entropy",
+    "entropy_checkpointing": "entropy_checkpointing",
+    "entropy_chunking": "entropy_chunking",
+    "fused_kernels": "fused_kernels",
+    "lora_targets": "lora_targets",
+    "gpus_per_node": "gpus_per_node",
+}
 
 
 @dataclass(frozen=True)
@@ -35,9 +140,9 @@ class Row:
     infer: str
 
 
-def architecture_for(row: Row, settings: ScriptSettings | None) -> Architecture | None:
-    """The row's model shape: bundled by hub id, script model path or name; else its size label alone."""
-    for name in (row.model_id, settings.model_path if settings else None, row.model):
+def architecture_for(row: Row, run: Run | None) -> Architecture | None:
+    """The row's model shape: bundled by hub id, the script's model or the row's name; else its size label alone."""
+    for name in (row.model_id, run.model.value if run else None, row.model):
         if name:
             found = bundled(name)
             if found is not None:
@@ -45,82 +150,92 @@ def architecture_for(row: Row, settings: ScriptSettings | None) -> Architecture 
     return by_size(row.size)
 
 
-def _flag(settings: ScriptSettings, *keys: str) -> bool | None:
-    for key in keys:
-        value = settings.text(key)
-        if value is not None:
-            lowered = value.strip().lower()
-            if lowered in ("true", "1", "yes"):
-                return True
-            if lowered in ("false", "0", "no"):
-                return False
-    return None
+def _backend(row: Row, run: Run) -> str:
+    said = (run.train_backend.value or row.train or "").lower()
+    return "megatron" if said.startswith("megatron") else "fsdp"
 
 
-def _number(settings: ScriptSettings, key: str) -> float | None:
-    value = settings.text(key)
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def plan_for_row(row: Row, settings: ScriptSettings | None, device: str, device_gib: float) -> Plan:
-    """The least demanding plan consistent with the row and what its script sets."""
+def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> Plan:  # noqa: C901 - one setting at a time, each from the script or a stated default
+    """The plan a row (or ``estimate``'s flags, as a Run) asks for, with :data:`SILENT` where nothing says."""
+    run = run or Run()
     assumed: list[str] = []
-    s = settings or ScriptSettings()
-
-    def pick(name: str, found: object, lower_bound: object) -> object:
-        if found is None:
+    ignored: list[str] = []
+    values: dict[str, Any] = {}
+    floor_values: list[tuple[str, Any]] = []
+    framework = (run.framework or "").lower()
+    for name, field_name in FROM_RUN.items():
+        found: Found[Any] = getattr(run, field_name)
+        value = found.value
+        least = SILENT[name][0]
+        if found.origin is Origin.FRAMEWORK_DEFAULT and name not in FRAMEWORK_MECHANISMS and value != least:
+            floor_values.append((name, least))
+        if value is None and name == "offload_mode" and framework in VERL_FRAMEWORKS:
+            value = "phase"  # the framework's own default, not an assumption
+        if value is not None and not _fits(name, value):
+            ignored.append(f"{name}={str(value)[:20]}")
+            value = None
+        if value is None:
+            value = SILENT[name][0]
             assumed.append(name)
-            return lower_bound
-        return found
-
-    backend = "megatron" if row.train.lower() == "megatron" else "fsdp"
-    config = "megatron" if backend == "megatron" else "fsdp_config"
-    param_offload = pick("param_offload", _flag(s, f"{ACTOR}.{config}.param_offload"), True)
-    optimizer_offload = pick("optimizer_offload", _flag(s, f"{ACTOR}.{config}.optimizer_offload"), True)
-    ref_offload = pick("ref_offload", _flag(s, f"actor_rollout_ref.ref.{config}.param_offload"), True)
-    checkpointing = pick(
-        "gradient_checkpointing", _flag(s, "actor_rollout_ref.model.enable_gradient_checkpointing"), True
-    )
-    prompt = pick("prompt_length", s.integer("data.max_prompt_length"), 0)
-    response = pick("response_length", s.integer("data.max_response_length"), 0)
-    micro = pick("micro_batch", s.integer(f"{ACTOR}.ppo_micro_batch_size_per_gpu"), 1)
-    tp = s.integer(f"{ROLLOUT}.tensor_model_parallel_size")
-    if tp is None:
-        assumed.append("rollout_tp")
-    fraction = _number(s, f"{ROLLOUT}.gpu_memory_utilization") or _number(s, f"{ROLLOUT}.mem_fraction_static")
-    if fraction is None:
-        assumed.append("memory_fraction")
-        fraction = STOCK_FRACTION if s.stock_config else 0.0
-    use_kl = _flag(s, f"{ACTOR}.use_kl_loss", "algorithm.use_kl_in_reward")
-    if use_kl is None:
-        assumed.append("use_kl")
-        use_kl = False
-    lora_rank = s.lora_rank if s.lora_rank is not None else (32 if "lora" in row.task.lower() else 0)
-    if s.lora_rank is None:
+        values[name] = value
+    engine_gpus = row.gpus
+    rollout_gpus = _rollout_gpus(run, row.gpus)
+    if rollout_gpus:
+        engine_gpus = rollout_gpus
+    tp = values["rollout_tp"]
+    if tp is not None and (tp > engine_gpus or engine_gpus % tp):
+        ignored.append(f"rollout_tp={tp}")
+        values["rollout_tp"] = None
+    if values["offload_mode"] not in OFFLOAD_MODES:
+        ignored.append(f"offload_mode={str(values['offload_mode'])[:20]}")
+        values["offload_mode"] = SILENT["offload_mode"][0]
+    lora = run.lora_rank.value
+    if lora is None or not _fits("lora_rank", lora):
         assumed.append("lora_rank")
+        lora = 32 if "lora" in row.task.lower() else 0
+    backend = _backend(row, run)
+    if backend == "megatron" and {"train_tp", "train_pp"} <= set(assumed):
+        # The least memory Megatron can have: every GPU a model-parallel shard, TP within a node.
+        tp = 1 << (min(row.gpus, values["gpus_per_node"]).bit_length() - 1)
+        while row.gpus % tp:
+            tp //= 2
+        values["train_tp"], values["train_pp"] = tp, row.gpus // tp
+    engine = (run.engine.value or row.infer or "vllm").lower()
     return Plan(
         task=row.task,
         gpus=row.gpus,
         device=device,
         device_gib=device_gib,
-        lora_rank=lora_rank,
+        lora_rank=int(lora),
         train=backend,
-        param_offload=bool(param_offload),
-        optimizer_offload=bool(optimizer_offload),
-        ref_offload=bool(ref_offload),
-        gradient_checkpointing=bool(checkpointing),
-        prompt_length=int(prompt),  # type: ignore[call-overload]
-        response_length=int(response),  # type: ignore[call-overload]
-        micro_batch=int(micro),  # type: ignore[call-overload]
-        rollout_tp=tp if tp and tp > 0 and tp <= row.gpus else None,
-        train_tp=s.integer(f"{ACTOR}.megatron.tensor_model_parallel_size") or 1,
-        sequence_parallel=s.integer(f"{ACTOR}.ulysses_sequence_parallel_size") or 1,
-        engine="sglang" if row.infer.lower().startswith("sglang") else "vllm",
-        memory_fraction=fraction,
-        use_kl=use_kl,
-        gpus_per_node=s.n_gpus_per_node or 8,
+        param_bytes=4 if backend == "fsdp" and framework in VERL_FRAMEWORKS else 2,
+        engine="sglang" if engine.startswith("sglang") else "vllm",
+        budget_of="free" if engine.startswith("sglang") else "device",
+        critic=run.critic.value,
+        rollout_gpus=rollout_gpus,
         assumed=tuple(assumed),
+        ignored=tuple(ignored),
+        floor_values=tuple((n, v) for n, v in floor_values if n not in assumed),
+        **values,
     )
+
+
+def _fits(name: str, value: object) -> bool:
+    bounds = BOUNDS.get(name)
+    if bounds is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return bounds[0] <= value <= bounds[1]
+
+
+def _rollout_gpus(run: Run, gpus: int) -> int:
+    """The engine's own GPUs when the run places it apart from the trainer (0: colocated or unknown)."""
+    if run.colocated.value is not False:
+        return 0
+    for role in run.roles:
+        if role.name == "rollout" and not role.colocated_with:
+            count = role.gpus.value
+            if count is not None and _fits("rollout_gpus", count) and 0 < count < gpus:
+                return int(count)
+    return 0

@@ -177,6 +177,10 @@ class Run:
     log_prob_micro_batch_per_gpu: Found[int] = UNKNOWN
     dynamic_batch: Found[bool] = UNKNOWN
     max_token_len_per_gpu: Found[int] = UNKNOWN
+    remove_padding: Found[bool] = UNKNOWN
+    """Whether sequences are packed without padding (verl's ``use_remove_padding``): only then
+    does a micro-batch hold as few tokens as its real lengths, which the memory floor assumes
+    unless this says otherwise."""
     rollout_n: Found[int] = UNKNOWN
     """Responses sampled per prompt."""
     # -- memory savings -------------------------------------------------------------------
@@ -188,7 +192,18 @@ class Run:
     FSDP offload) or ``compute`` (kept on the host while computing: FSDP2's
     ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``)."""
     gradient_checkpointing: Found[bool] = UNKNOWN
+    update_entropy: Found[bool] = UNKNOWN
+    """Whether the actor's update computes the entropy over the vocabulary-wide logits: when
+    the loss has an entropy bonus (verl's ``entropy_coeff`` other than 0), and always in verl
+    before its PR #1100 (April 2025).  Those logits are the update's largest tensor."""
     entropy_checkpointing: Found[bool] = UNKNOWN
+    entropy_chunking: Found[bool] = UNKNOWN
+    """Whether the forward-only log-prob pass computes the entropy in chunks of tokens
+    (verl's ``entropy_from_logits_with_chunking``) instead of over the whole vocabulary-wide
+    logits at once, the largest single tensor of that pass."""
+    fused_kernels: Found[bool] = UNKNOWN
+    """Whether log-probs and entropy come from a fused kernel that never holds the full logits
+    (verl's ``use_fused_kernels``)."""
     # -- the rollout engine ----------------------------------------------------------------
     engine: Found[str] = UNKNOWN
     """``vllm``, ``sglang``, ``hf``..."""

@@ -105,8 +105,8 @@ class RLResourceEstimate(RLResourceDirective):
                             prompt_length=prompt,
                             response_length=response,
                         )
-                        found = minimum_gpus(arch, plan)
-                        per_gpu = _("≥ %.0f GiB/GPU") % found[1].peak_gib if found else ""
+                        found = minimum_gpus(arch, plan, by="floor")
+                        per_gpu = _("≥ %.0f GiB/GPU") % found[1].floor_gib if found else ""
                         text = f"{found[0]} ({per_gpu})" if found else EMPTY_MARK
                         cells.append(nodes.Text(text))
                     rows.append(cells)

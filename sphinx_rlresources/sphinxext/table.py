@@ -68,15 +68,7 @@ class RLResourceTable(RLResourceDirective):
         dataset = self.dataset()
         chosen = self.select(dataset, self.arguments[0].strip())
         if chosen.unknown is not None:
-            unknown = chosen.unknown
-            known = ", ".join(unknown.known) or "(none: the data folder has no files)"
-            suggestion = f"; did you mean '{unknown.closest}'?" if unknown.closest else ""
-            warn_at(
-                Subtype.UNKNOWN_SIZE,
-                f"unknown size '{unknown.wanted}'{suggestion} The known sizes are: {known} "
-                "(a size is known when the data folder has its file)",
-                self.get_location(),
-            )
+            warn_at(Subtype.UNKNOWN_SIZE, chosen.unknown.message, self.get_location())
             return []
         label = chosen.label or _("any size")
         result: list[nodes.Node] = []

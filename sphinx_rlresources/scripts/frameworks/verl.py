@@ -54,15 +54,16 @@ FOREIGN = ("skyrl", "openrlhf", "slime", "nemo_rl", "trl", "open_instruct", "rol
 STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
 #: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
-DEPRECATED = {
+DEPRECATED: dict[str, str | None] = {
     f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
     f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
     "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
     "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
     f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
-    "data.val_batch_size": "(nothing: it is ignored)",
+    "data.val_batch_size": None,
 }
+"""``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
 T = TypeVar("T")
 ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
 
@@ -171,6 +172,16 @@ class _Reader:
             offload_mode=_offload_mode(policy, param_offload, optimizer_offload),
             gradient_checkpointing=self.get(f"{M}.enable_gradient_checkpointing", as_bool, True),
             entropy_checkpointing=self.get(f"{A}.entropy_checkpointing", as_bool, False),
+            # Only as written: verl's defaults for these four changed between releases (entropy_coeff
+            # 0.001 -> 0, use_remove_padding false -> true), so a silent script leaves them to the
+            # estimator's least-memory assumption instead of today's default.
+            remove_padding=from_override(self.s.overrides.get(f"{M}.use_remove_padding"), as_bool),
+            update_entropy=self._entropy_bonus(),
+            entropy_chunking=first(
+                from_override(self.s.overrides.get(f"{A}.entropy_from_logits_with_chunking"), as_bool),
+                from_override(self.s.overrides.get("actor_rollout_ref.ref.entropy_from_logits_with_chunking"), as_bool),
+            ),
+            fused_kernels=from_override(self.s.overrides.get(f"{M}.use_fused_kernels"), as_bool),
             engine=self.get(f"{R}.name", as_lower),
             rollout_tp=self.get(f"{R}.tensor_model_parallel_size", as_int, 2),
             memory_fraction=self.get(f"{R}.gpu_memory_utilization", as_float, 0.5),
@@ -181,6 +192,12 @@ class _Reader:
         )
         problems = list(self._problems()) + common_problems(run, self.reading, self.s)
         return _with(run, problems)
+
+    def _entropy_bonus(self) -> Found[bool]:
+        """Whether the update computes the entropy: an ``entropy_coeff`` other than 0, as written."""
+        coeff = from_override(self.s.overrides.get(f"{A}.entropy_coeff"), as_float)
+        value = None if coeff.value is None else coeff.value != 0
+        return Found(value, coeff.origin, coeff.line, coeff.written, coeff.file)
 
     def _pools(
         self, trainer: Found[int], per_node: Found[int], nodes: Found[int]
@@ -266,10 +283,11 @@ class _Reader:
         for key, replacement in DEPRECATED.items():
             override = self.s.overrides.get(key)
             if override is not None:
+                advice = f"use {replacement}" if replacement else "verl ignores it, so delete it"
                 found.append(
                     Problem(
                         override.line,
-                        f"{key} is deprecated in verl; use {replacement}",
+                        f"{key} is deprecated in verl; {advice}",
                         key,
                         kind="deprecated",
                         severity="warning",

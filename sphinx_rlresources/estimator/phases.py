@@ -1,0 +1,332 @@
+"""The terms of an RL step's memory, moment by moment, and where each figure comes from.
+
+Model states (Rajbhandari et al., ZeRO, arXiv:1910.02054): mixed-precision Adam needs
+16 bytes per trainable parameter.  verl's FSDP actor keeps its parameters in fp32
+(``torch_dtype = torch.float32 if self._is_actor`` in ``verl/workers/fsdp_workers.py``)
+with bf16 compute: 4 bytes of parameter, 4 of gradient, 8 of Adam moments.  Megatron
+keeps bf16 parameters, fp32 gradients and a distributed optimizer's 12 bytes of fp32
+master copy and moments sharded over the GPUs ("6 + 12/d" bytes per parameter,
+Megatron-LM's distributed-optimizer guide).  A frozen LoRA base costs its parameter
+bytes only; a reference model is bf16 (2 bytes).
+
+Offload, as the framework does it (``plan.offload_mode``):
+
+* ``phase`` (verl's ``param_offload``/``optimizer_offload``): the states wait in host
+  memory between phases and come back for their own -- ``load_fsdp_model_to_gpu`` and
+  ``load_fsdp_optimizer`` before ``update_actor``, the parameters alone for the log-prob
+  passes and for the weight sync before rollout.  The update still needs all 16 bytes
+  per parameter on the GPUs, so full fine-tuning of a 7B model does not fit one 80 GB GPU
+  with offload on;
+* ``compute`` (FSDP2's ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``):
+  they stay in host memory while the GPU computes; the GPU holds the layer in use.
+
+Tokens: with padding removed a micro-batch holds only its real tokens (and the floor
+counts the fewest, one prompt and one response token per sequence); dynamic batching
+caps it at the token budget.  Activations follow Korthikanti et al. (arXiv:2205.05198):
+34 bytes per token, hidden unit and layer with FlashAttention, of which only each layer's
+input (2 bytes) is kept under full recomputation, plus the layer being recomputed.  The
+log-prob and entropy pass over a vocabulary-wide tensor holds about 7 bytes per token and
+vocabulary entry (4 for the fp32 logits, 2 for softmax and logsumexp under autocast, 1
+for the softmax output: verl's performance-tuning guide, "Memory optimization for entropy
+calculation from logits"); entropy recomputation in the update keeps the fp32 logits
+only, chunking (``entropy_from_logits_with_chunking``) and fused kernels hold a chunk.
+
+The engine claims ``gpu_memory_utilization`` of the whole device (vLLM 0.7 and later, as
+verl's guide says) or ``mem_fraction_static`` of what is free when it starts (SGLang),
+physically, while it generates; with sleep mode (``free_cache_engine``) it gives it back
+for training, otherwise it keeps it.  It must hold its weights and one sequence's KV cache
+(``2 * layers * kv_heads * head_dim`` bytes per token in bf16).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sphinx_rlresources.estimator.architectures import Architecture
+from sphinx_rlresources.estimator.plan import Estimate, Moment, Plan, Term
+
+LOGIT_BYTES = 7
+"""Bytes per token per vocabulary entry of a log-prob and entropy pass (verl's guide)."""
+LOGIT_BYTES_RECOMPUTED = 4
+"""With entropy recomputed in the backward pass only the fp32 logits are kept."""
+LOGPROB_BYTES = 4
+"""Log-probs without entropy: the bf16 logits and their gradient (or, forward only, the fp32 copy)."""
+LOGIT_CHUNK_TOKENS = 2048
+"""Tokens per chunk when the entropy is chunked or the kernel is fused (verl's chunk size)."""
+ACTIVATION_BYTES = 34
+RECOMPUTED_BYTES = 2
+FLOOR_TOKENS_PER_SEQUENCE = 2
+"""The fewest tokens a sequence can have: one prompt token and one response token."""
+DEFAULT_MAX_NUM_SEQS = 256
+"""vLLM's default ``max_num_seqs``: the most sequences an engine batches when nothing says."""
+ADAM_BYTES = 16
+"""Parameter, gradient and optimizer bytes per trainable parameter with mixed-precision Adam."""
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Tokens one GPU holds in one micro-batch: all of them, and those of the responses."""
+
+    all: float
+    responses: float
+    padded: bool
+
+
+def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Tokens:
+    """The fewest tokens a micro-batch can hold (the floor), or the expected number.
+
+    ``prompts`` (the mini-batch or the step's batch) caps the sequences a GPU can have:
+    ``prompts * rollout_n`` sequences spread over the data-parallel groups.
+    """
+    split = max(plan.sequence_parallel, 1) * max(plan.train_cp, 1)
+    full = plan.prompt_length + plan.response_length
+    padded = not plan.remove_padding and not plan.dynamic_batch
+    share = plan.response_length / full
+    # padded: every sequence at full length; packed: the fewest tokens a sequence can have
+    per_sequence = full if padded else FLOOR_TOKENS_PER_SEQUENCE
+    floor = (1 if plan.dynamic_batch else micro) * per_sequence / split
+    if not expected:
+        return Tokens(floor, floor * share, padded)
+    sequence = float(full)
+    if not padded:
+        mean = (plan.mean_prompt_length or plan.prompt_length) + (plan.mean_response_length or plan.response_length)
+        sequence = min(mean, full)
+        share = min(plan.mean_response_length or plan.response_length, plan.response_length) / max(sequence, 1)
+    available = None
+    if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
+        available = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
+    if plan.dynamic_batch and plan.max_token_len:
+        count = float(plan.max_token_len)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
+        if available is not None:
+            count = min(count, available * sequence / split)
+        count = max(count, sequence / split)  # a longer sequence still makes a micro-batch of its own
+    else:
+        sequences = micro if available is None else min(micro, available)
+        count = sequences * sequence / split
+    count = max(count, floor)
+    return Tokens(count, count * share, padded)
+
+
+def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate:  # noqa: C901 - every term of one figure, in one place
+    """Every term of one figure (the floor, or with ``expected`` the expected peak)."""
+    found = Estimate("expected" if expected else "floor")
+    trainer = max(plan.train_gpus, 1)
+    if plan.train_gpus < 1:
+        found.problems.append(
+            f"the engine's {plan.rollout_gpus} GPUs leave none of the {plan.gpus} for the trainer: "
+            "give more GPUs or fewer to the engine"
+        )
+    parallel = plan.train_tp * plan.train_pp * plan.train_cp if plan.train == "megatron" else 1
+    if trainer % max(parallel, 1):
+        found.problems.append(
+            f"the trainer's parallelism (TP {plan.train_tp} x PP {plan.train_pp} x CP {plan.train_cp} = {parallel}) "
+            f"does not divide its {trainer} GPUs"
+        )
+    per_node = min(plan.gpus, plan.gpus_per_node)
+    states = _States(arch, plan, trainer)
+
+    def place(name: str, per_gpu: float, offloaded: bool) -> list[Term]:
+        """A state: resident, or in host memory; what comes back to the GPU for its own moments (phase mode)."""
+        if not offloaded:
+            found.resident.append(Term("resident", name, per_gpu))
+            return []
+        found.host.append(Term("host", f"{name}, offloaded", per_gpu * per_node))
+        return [] if plan.offload_mode == "compute" else [Term("train", f"{name} <- host", per_gpu)]
+
+    params_back = place(states.actor_name, states.actor_params, plan.param_offload)
+    optimizer_back = place(states.optimizer_name, states.optimizer, plan.optimizer_offload)
+    ref_back: list[Term] = []
+    if plan.reference:
+        ref_offload = plan.param_offload if plan.ref_offload is None else plan.ref_offload
+        ref_back = place("reference model (bf16, sharded)", states.ref, ref_offload)
+    critic_back: list[Term] = []
+    if plan.has_critic:
+        critic_back = place("critic parameters (sharded)", states.critic_params, plan.param_offload)
+        critic_back += place("critic optimizer states (sharded)", states.critic_optimizer, plan.optimizer_offload)
+    gradients: list[Term] = []
+    if plan.offload_mode == "compute" and plan.param_offload:  # FSDP2's CPU offload keeps gradients there too
+        found.host.append(Term("host", f"{states.gradient_name}, offloaded", states.gradients * per_node))
+    else:
+        gradients = [Term("train", states.gradient_name, states.gradients)]
+
+    micro = tokens(plan, plan.micro_batch, expected, plan.mini_batch)
+    log_prob = tokens(plan, plan.log_prob_micro_batch or plan.micro_batch, expected, plan.train_batch)
+    gathered = _gathered(arch, plan)
+    later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
+    update = [
+        *params_back,
+        *optimizer_back,
+        *gradients,
+        *gathered,
+        *_activations(arch, plan, micro, expected),
+        *_logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False),
+    ]
+    later.append(("the actor's update", update))
+    actor_pass = _forward(arch, plan, log_prob, expected, entropy=True)
+    later.append(("the actor's log-prob pass", [*params_back, *gathered, *actor_pass]))
+    if plan.reference:
+        ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
+        later.append(("the reference model's log-prob pass", [*ref_back, *gathered, *ref_pass]))
+    if plan.has_critic:
+        critic_update = [*critic_back, *gathered, *_activations(arch, plan, micro, expected)]
+        critic_update.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
+        later.append(("the critic's update", critic_update))
+    if arch.size_only:  # an unknown shape: no per-token or per-layer term can be known
+        later = [(m, [t for t in terms if not _shaped(t)]) for m, terms in later]
+
+    # -- the rollout engine
+    weights, claim, claim_name = _engine(arch, plan, tp, expected, found)
+    found.engine_claim = claim
+    engine_term = Term("engine", claim_name, claim)
+    sleeping = plan.colocated and plan.free_cache_engine
+    kept = [] if sleeping or not plan.colocated else [engine_term]
+    found.moments.extend(Moment("train", name, (*terms, *kept)) for name, terms in later)
+    found.moments.append(Moment("rollout", "generation", (engine_term,), with_resident=plan.colocated))
+    if plan.colocated:  # the actor's parameters come back to be copied into the woken engine
+        back = [Term("rollout", t.name, t.bytes) for t in params_back]
+        sync = (*back, Term("engine", f"rollout weights (TP={tp})", weights))
+        found.moments.append(Moment("rollout", "the weight sync before generation", sync))
+        if plan.free_cache_engine:
+            asleep = "rollout weights kept in host memory while the engine sleeps"
+            found.host.append(Term("host", asleep, weights * per_node))
+    return found
+
+
+def _shaped(term: Term) -> bool:
+    return term.name.startswith(("activations", "logits", "one gathered", "the embeddings"))
+
+
+class _States:
+    """Per-GPU bytes of each model state, for the backend's sharding."""
+
+    def __init__(self, arch: Architecture, plan: Plan, trainer: int) -> None:
+        params = arch.params()
+        lora = plan.lora_rank > 0
+        trainable = arch.lora_params(plan.lora_rank, plan.lora_targets) if lora else params
+        p = plan.param_bytes
+        if plan.train == "megatron":
+            experts = arch.expert_params()
+            model_split = max(plan.train_tp * plan.train_pp, 1)
+            split_params = (params - experts) / model_split + experts / (model_split * max(plan.train_ep, 1))
+            self.actor_params = p * split_params  # bf16, sharded by model parallelism only
+            self.gradients = 4 * (split_params if not lora else trainable / model_split)  # fp32 main gradients
+            self.optimizer = 12 * trainable / trainer  # distributed optimizer: over every GPU
+            self.ref = 2 * split_params
+            self.gradient_name = "gradients (fp32, model-parallel shard)"
+            self.optimizer_name = "optimizer states (fp32 master, Adam m and v; distributed)"
+            self.critic_params = p * split_params
+            self.critic_gradients = 4 * split_params
+            self.critic_optimizer = 12 * params / trainer
+        else:
+            self.actor_params = p * (params + (trainable if lora else 0)) / trainer
+            self.gradients = p * trainable / trainer
+            self.optimizer = (ADAM_BYTES - 2 * p) * trainable / trainer
+            self.ref = 2 * params / trainer
+            self.gradient_name = f"gradients ({_dtype(p)}, sharded)"
+            moments = "Adam m and v" if p == 4 else "fp32 master, Adam m and v"
+            self.optimizer_name = f"optimizer states ({moments}; sharded)"
+            self.critic_params = p * params / trainer
+            self.critic_gradients = p * params / trainer
+            self.critic_optimizer = (ADAM_BYTES - 2 * p) * params / trainer
+        base = "frozen base and adapters" if lora else "parameters"
+        shard = "model-parallel shard" if plan.train == "megatron" else "sharded"
+        self.actor_name = f"actor {base} ({_dtype(p)}, {shard})"
+
+
+def _dtype(bytes_per: int) -> str:
+    return {4: "fp32", 2: "bf16", 1: "fp8"}.get(bytes_per, f"{bytes_per} bytes")
+
+
+def _gathered(arch: Architecture, plan: Plan) -> list[Term]:
+    """FSDP computes each layer gathered whole in bf16; its root unit (embeddings, head) stays gathered."""
+    if plan.train != "fsdp" or arch.size_only:
+        return []
+    return [
+        Term("train", "one gathered layer (bf16, FSDP all-gather)", 2 * arch.largest_layer_params()),
+        Term("train", "the embeddings and output head, gathered (FSDP's root unit)", 2 * arch.embedding_params()),
+    ]
+
+
+def _split(plan: Plan) -> int:
+    """Megatron's tensor parallelism splits activations (sequence parallel) and the vocabulary."""
+    return max(plan.train_tp, 1) if plan.train == "megatron" else 1
+
+
+def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) -> list[Term]:
+    """Korthikanti et al.'s activations; the floor keeps only what must exist, each layer's bf16 input."""
+    width = arch.hidden * count.all / _split(plan)
+    whole = ACTIVATION_BYTES if expected else RECOMPUTED_BYTES
+    if plan.gradient_checkpointing:
+        return [
+            Term("train", "activations: layer inputs kept for recomputation", RECOMPUTED_BYTES * width * arch.layers),
+            Term("train", "activations: the layer being recomputed", whole * width),
+        ]
+    return [Term("train", "activations (no recomputation)", whole * width * arch.layers)]
+
+
+def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool) -> list[Term]:
+    """A forward-only pass: one layer's transient activations and the vocabulary-wide logits."""
+    layer = (ACTIVATION_BYTES if expected else RECOMPUTED_BYTES) * arch.hidden * count.all / _split(plan)
+    return [
+        Term("train", "activations: one layer's forward pass", layer),
+        *_logits(arch, plan, count, expected, entropy=entropy, chunked=plan.entropy_chunking),
+    ]
+
+
+def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool, chunked: bool) -> list[Term]:
+    """The logits (bf16) over every token, and the log-prob (and entropy) working set over those it scores.
+
+    Padded sequences score only the responses; packed ones (padding removed) score every token.
+    """
+    vocab = arch.vocab / _split(plan)
+    if plan.fused_kernels:
+        chunk = min(count.all, LOGIT_CHUNK_TOKENS)
+        return [Term("train", "logits for log-probs and entropy (fused: one chunk)", 4 * chunk * vocab)]
+    scored = count.responses if count.padded else count.all
+    what = "log-probs and entropy" if entropy else "log-probs"
+    if entropy and chunked:
+        scored, what = min(scored, LOGIT_CHUNK_TOKENS), "log-probs, entropy in chunks"
+    per = (LOGIT_BYTES_RECOMPUTED if plan.entropy_checkpointing else LOGIT_BYTES) if entropy else LOGPROB_BYTES
+    if not expected:  # what must exist: the bf16 logits themselves
+        per = 2
+    return [Term("train", f"logits for {what}", 2 * count.all * vocab + (per - 2) * scored * vocab)]
+
+
+def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Estimate) -> tuple[float, float, str]:
+    """(the engine's weights, its claim on each of its GPUs, the claim's name), with its problems."""
+    params = arch.params()
+    # fp8 rollout quantizes the linear layers to 1 byte; the embeddings and the head stay bf16
+    weights = (params + arch.embedding_params()) / tp if plan.fp8_rollout else 2 * params / tp
+    sequence = plan.prompt_length + plan.response_length
+    one = arch.kv_bytes_per_token(tp) * sequence
+    label = "gpu_memory_utilization" if plan.engine == "vllm" else "mem_fraction_static"
+    device = plan.device_gib * 2**30
+    resident = sum(t.bytes for t in found.resident) if plan.colocated else 0.0  # not cached: still being built
+    if plan.memory_fraction is None:
+        batch = plan.max_num_seqs or DEFAULT_MAX_NUM_SEQS
+        if plan.train_batch:
+            batch = min(batch, max(1, plan.train_batch * plan.rollout_n * tp // max(plan.engine_gpus, 1)))
+        sequences = batch if expected else 1
+        claim = weights + one * sequences
+        return weights, claim, f"rollout engine: weights (TP={tp}) and the KV cache of {sequences} sequences"
+    free = max(device - resident, 0.0)
+    if plan.budget_of == "free-after-weights":
+        claim = weights + plan.memory_fraction * max(free - weights, 0.0)
+        of = "what is free after its weights"
+    elif plan.budget_of == "free":
+        claim, of = plan.memory_fraction * free, "what is free"
+    else:
+        claim, of = plan.memory_fraction * device, "the device"
+    name = f"rollout engine's claim ({label}={plan.memory_fraction:g} of {of}, TP={tp})"
+    setting = f"{label}={plan.memory_fraction:g} of {of} = {claim / 2**30:.1f} GiB"
+    if claim < weights + one:
+        found.problems.append(
+            f"the engine's claim ({setting}) cannot hold its weights and one sequence's KV cache "
+            f"({(weights + one) / 2**30:.1f} GiB at TP={tp}): raise the rollout's tensor parallelism or {label}"
+        )
+    if plan.budget_of == "device" and resident + claim > device:
+        found.problems.append(
+            f"the engine claims {setting} while {resident / 2**30:.1f} GiB of model state stays on each GPU, "
+            f"more than the device holds: offload the states or lower {label}"
+        )
+    return weights, claim, name

@@ -1,0 +1,280 @@
+"""The records of a memory estimate: a run's settings, its terms and moments, and the verdict.
+
+:class:`Plan` holds every setting decided (:mod:`.fromscript` fills what a script or the
+flags leave silent); :mod:`.phases` turns it into two :class:`Estimate` figures -- the
+floor, with the fewest tokens a step can have, and the expected peak, at the stated
+lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
+:class:`~.memory.Result` pairs them and gives the verdict, by one rule each:
+
+* ``does-not-fit``: the floor is above the device, the engine cannot start, or host
+  memory (when known) cannot hold the floor's offloaded states;
+* ``likely-oom``: the floor fits, the expected peak (or its host memory) does not;
+* ``tight``: the expected peak is above ``1 - MARGIN`` (90%) of the device;
+* ``fits``: anything else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from sphinx_rlresources.estimator.architectures import ALL_LINEAR
+
+GIB = float(2**30)
+MARGIN = 0.10
+"""``tight``: the expected peak is above ``1 - MARGIN`` of the device and at most all of it."""
+
+#: algorithm -> whether it trains a critic (PPO's value model, verl's ``gae``)
+ALGORITHMS: dict[str, bool] = {
+    "grpo": False,
+    "ppo": True,
+    "gae": True,
+    "rloo": False,
+    "reinforce++": False,
+    "remax": False,
+    "dapo": False,
+    "dr-grpo": False,
+    "gspo": False,
+}
+ENGINES = ("vllm", "sglang")
+TRAIN_BACKENDS = ("fsdp", "megatron")
+OFFLOAD_MODES = ("phase", "compute")
+"""``phase``: states wait in host memory between phases and come back for their own (verl's
+FSDP and Megatron offload); ``compute``: they stay in host memory while the GPU computes
+(FSDP2's ``offload_policy``, DeepSpeed ZeRO-Offload, OpenRLHF's ``--adam_offload``)."""
+VERDICTS = ("fits", "tight", "likely-oom", "does-not-fit")
+BUDGETS = ("device", "free", "free-after-weights")
+
+
+def algorithm_of(task: str) -> str:
+    """``GRPO-LoRA`` -> ``grpo``: the task without its LoRA ending, lowercased."""
+    return "-".join(p for p in task.lower().split("-") if p != "lora")
+
+
+def known_task(task: str) -> bool:
+    return algorithm_of(task) in ALGORITHMS
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run's settings, every one decided (:mod:`.fromscript` fills what a script leaves silent).
+
+    ``assumed`` names the settings that were not given but filled with the silent default.
+    """
+
+    task: str
+    gpus: int
+    device: str
+    device_gib: float
+    lora_rank: int = 0
+    lora_targets: str = ALL_LINEAR
+    train: str = "fsdp"
+    param_bytes: int = 4
+    """Bytes per parameter of the trained model as the trainer keeps it: 4 for verl's FSDP
+    actor and critic (fp32 parameters, bf16 compute), 2 for bf16 parameters (Megatron with
+    fp32 gradients and a distributed optimizer)."""
+    param_offload: bool = False
+    optimizer_offload: bool = False
+    ref_offload: bool | None = None
+    """None: as ``param_offload``."""
+    offload_mode: str = "phase"
+    gradient_checkpointing: bool = True
+    prompt_length: int = 512
+    response_length: int = 1024
+    mean_prompt_length: int | None = None
+    """The real mean, when known (the expected peak with padding removed); None: the maximum."""
+    mean_response_length: int | None = None
+    micro_batch: int = 1
+    """Sequences per GPU (per sequence-parallel group) in one forward and backward pass."""
+    log_prob_micro_batch: int | None = None
+    """Sequences per GPU in the forward-only log-prob passes; None: as ``micro_batch``."""
+    dynamic_batch: bool = False
+    max_token_len: int | None = None
+    """With dynamic batching, the token budget of one micro-batch per GPU."""
+    remove_padding: bool = True
+    rollout_n: int = 1
+    train_batch: int | None = None
+    """Prompts per step: caps the sequences a log-prob pass and the engine can have per GPU."""
+    mini_batch: int | None = None
+    """Prompts per update (PPO mini-batch): caps the sequences one update micro-batch can have per GPU."""
+    rollout_tp: int | None = None
+    """None: the largest the heads allow within the engine's GPUs (the least memory per GPU)."""
+    train_tp: int = 1
+    train_pp: int = 1
+    train_ep: int = 1
+    train_cp: int = 1
+    sequence_parallel: int = 1
+    """Ulysses sequence parallelism: each GPU of a group holds 1/n of every sequence."""
+    engine: str = "vllm"
+    memory_fraction: float | None = 0.5
+    """vLLM's ``gpu_memory_utilization`` or SGLang's ``mem_fraction_static``; None: not stated."""
+    budget_of: str = "device"
+    """What the fraction is of (:data:`BUDGETS`): ``device`` (vLLM 0.7 and later: its weights
+    and KV cache within that share of the whole device), ``free`` (SGLang: weights and KV pool
+    within that share of what is free when it starts), ``free-after-weights`` (verl's patched
+    vLLM 0.6.3: the KV cache is that share of what is free once its weights are loaded)."""
+    free_cache_engine: bool = True
+    """Whether the engine sleeps (frees its claim) while the trainer runs."""
+    max_num_seqs: int | None = None
+    fp8_rollout: bool = False
+    use_kl: bool = False
+    """Whether a reference model is loaded (KL in the loss or the reward)."""
+    critic: bool | None = None
+    """None: as the algorithm (:data:`ALGORITHMS`)."""
+    update_entropy: bool = False
+    """Whether the update computes the entropy over the logits (an entropy bonus in the loss)."""
+    entropy_checkpointing: bool = False
+    entropy_chunking: bool = False
+    fused_kernels: bool = False
+    rollout_gpus: int = 0
+    """0: colocated (the engine shares the trainer's GPUs); otherwise the GPUs of the engine
+    alone, and the trainer has the other ``gpus - rollout_gpus``."""
+    gpus_per_node: int = 8
+    host_memory_gib: float | None = None
+    """Host memory per node; None: not checked."""
+    assumed: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    """Settings given outside their bounds, estimated as if not given (``name=value``)."""
+    floor_values: tuple[tuple[str, Any], ...] = ()
+    """Settings only the framework's default gives, with the least-memory value the floor takes
+    instead: a default changes between releases (verl's rollout TP, its engine budget) and a
+    script does not say which release it ran with, so the floor -- what decides "cannot
+    have run" -- never rests on one; the expected peak keeps the default."""
+
+    @property
+    def algorithm(self) -> str:
+        return algorithm_of(self.task)
+
+    @property
+    def has_critic(self) -> bool:
+        return self.critic if self.critic is not None else ALGORITHMS.get(self.algorithm, False)
+
+    @property
+    def reference(self) -> bool:
+        """A reference model of its own: KL is on and the model is trained whole (LoRA's reference is its base)."""
+        return self.use_kl and not self.lora_rank
+
+    @property
+    def colocated(self) -> bool:
+        return self.rollout_gpus == 0
+
+    @property
+    def train_gpus(self) -> int:
+        return self.gpus - self.rollout_gpus
+
+    @property
+    def engine_gpus(self) -> int:
+        return self.rollout_gpus or self.gpus
+
+    def with_gpus(self, gpus: int) -> Plan:
+        return replace(self, gpus=gpus)
+
+
+@dataclass(frozen=True)
+class Term:
+    phase: str
+    """``resident`` (on the trainer's GPUs in every moment), ``train``, ``rollout``, ``engine``
+    (the rollout engine's claim) or ``host`` (per node)."""
+    name: str
+    bytes: float
+
+    @property
+    def gib(self) -> float:
+        return self.bytes / GIB
+
+
+@dataclass(frozen=True)
+class Moment:
+    """Tensors on a GPU at the same time, beside what is resident."""
+
+    phase: str
+    """``train`` or ``rollout``."""
+    name: str
+    terms: tuple[Term, ...]
+    with_resident: bool = True
+    """False on GPUs of the engine alone (disaggregated placement), which hold no trainer state."""
+
+    def total(self, resident: float) -> float:
+        return (resident if self.with_resident else 0.0) + sum(t.bytes for t in self.terms)
+
+    @property
+    def engine_bytes(self) -> float:
+        return sum(t.bytes for t in self.terms if t.phase == "engine")
+
+
+@dataclass
+class Estimate:
+    """One figure (the floor or the expected peak): what is resident, each moment, host memory."""
+
+    kind: str
+    """``floor`` or ``expected``."""
+    resident: list[Term] = field(default_factory=list)
+    moments: list[Moment] = field(default_factory=list)
+    host: list[Term] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Why the run cannot start as set up (the engine's claim cannot hold its weights, or
+    cannot be claimed beside what stays resident)."""
+    engine_claim: float = 0.0
+    """Bytes the rollout engine holds on each of its GPUs while it generates."""
+
+    # An estimate is complete when phases.build returns it; its totals are asked for many times
+    # (the verdict, the column, the text), so each is computed once.
+    @cached_property
+    def resident_bytes(self) -> float:
+        return sum(t.bytes for t in self.resident)
+
+    def largest(self, phase: str) -> Moment | None:
+        return self._largest.get(phase)
+
+    @cached_property
+    def _largest(self) -> dict[str, Moment]:
+        found: dict[str, Moment] = {}
+        for moment in self.moments:
+            known = found.get(moment.phase)
+            if known is None or moment.total(self.resident_bytes) > known.total(self.resident_bytes):
+                found[moment.phase] = moment
+        return found
+
+    def phase_gib(self, phase: str) -> float:
+        moment = self.largest(phase)
+        return moment.total(self.resident_bytes) / GIB if moment else self.resident_bytes / GIB
+
+    @cached_property
+    def train_gib(self) -> float:
+        return self.phase_gib("train")
+
+    @cached_property
+    def rollout_gib(self) -> float:
+        return self.phase_gib("rollout")
+
+    @cached_property
+    def peak(self) -> Moment | None:
+        return max(self.moments, key=lambda m: m.total(self.resident_bytes), default=None)
+
+    @cached_property
+    def peak_gib(self) -> float:
+        return max(self.train_gib, self.rollout_gib)
+
+    @cached_property
+    def host_gib(self) -> float:
+        return sum(t.bytes for t in self.host) / GIB
+
+    @cached_property
+    def trainer_gib(self) -> float:
+        """The peak of what the trainer itself allocates: every moment without the engine's memory.
+
+        What a trainer-only counter measures (verl's ``max_memory_allocated`` when the
+        engine runs in processes of its own, as SGLang and verl's separate vLLM servers do).
+        """
+        resident = self.resident_bytes
+        own = [m.total(resident) - m.engine_bytes for m in self.moments if m.with_resident]
+        return max(own, default=resident) / GIB
+
+    def limiting(self) -> Term | None:
+        """The largest single term of the peak moment (resident terms included)."""
+        moment = self.peak
+        if moment is None:
+            return max(self.resident, key=lambda t: t.bytes, default=None)
+        terms = [*(self.resident if moment.with_resident else []), *moment.terms]
+        return max(terms, key=lambda t: t.bytes, default=None)

@@ -1,0 +1,76 @@
+"""The estimator against published runs (benchmarks/memory_points.csv): its two promises, and a readable file."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from sphinx_rlresources.estimator.validation import CITATION, PointError, checked, distribution, load, point
+
+POINTS = REPO / "benchmarks" / "memory_points.csv"
+CHECKED = checked(POINTS)
+
+
+def test_the_set_is_large_enough_and_every_row_is_cited() -> None:
+    assert len(CHECKED) >= 25
+    for found in CHECKED:
+        assert all(found.point.values[c] for c in CITATION), found.point.id
+    assert len({c.point.id for c in CHECKED}) == len(CHECKED)
+    assert sum(c.point.measured_gib is not None for c in CHECKED) >= 8
+
+
+@pytest.mark.parametrize("found", CHECKED, ids=lambda c: c.point.id)
+def test_no_floor_is_above_a_measured_peak_and_no_run_that_ran_is_impossible(found: object) -> None:
+    from sphinx_rlresources.estimator.validation import Checked
+
+    assert isinstance(found, Checked)
+    if found.point.measured_gib is not None:
+        assert found.floor_gib <= found.point.measured_gib
+    if found.point.outcome == "ran":
+        assert found.result.verdict != "does-not-fit", found.result.problems
+
+
+def test_the_expected_peak_is_within_30_percent_for_most_measured_runs() -> None:
+    spread = distribution(CHECKED)
+    assert spread["within_30_percent"] > 0.5
+    assert 0.7 <= spread["median"] <= 1.3
+
+
+def test_a_measured_counter_names_what_it_sees() -> None:
+    """The same run read by the trainer's counter and by NVML: the estimate splits the same way."""
+    by_id = {c.point.id: c for c in CHECKED}
+    trainer, device = by_id["qwen3-8b-lab-R1-grpo-4xH20"], by_id["qwen3-8b-lab-R1-grpo-4xH20-nvml"]
+    assert trainer.result.expected_gib == device.result.expected_gib  # one estimate ...
+    assert trainer.expected_gib < device.expected_gib  # ... two counters: the trainer's excludes the engine
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"repository": ""}, "'repository' is empty"),
+        ({"outcome": "maybe"}, "outcome must be one of ran, oom"),
+        ({"counter": "guess"}, "counter must be one of"),
+        ({"measured_gib": "12", "counter": "none"}, "a measured figure needs its counter"),
+        ({"model": "Nope-1B"}, "is not a bundled shape"),
+        ({"micro_batch": "many"}, "micro_batch must be a int"),
+        ({"param_offload": "yes"}, "param_offload must be true or false"),
+        ({"budget_of": "half"}, "budget_of must be one of"),
+    ],
+)
+def test_a_bad_row_is_named(change: dict[str, str], message: str) -> None:
+    with POINTS.open(encoding="utf-8", newline="") as stream:
+        first = next(csv.DictReader(stream))
+    with pytest.raises(PointError, match=message):
+        point({**first, **change}, 2)
+
+
+def test_load_reads_every_row(tmp_path: Path) -> None:
+    assert len(load(POINTS)) == len(CHECKED)
+    broken = tmp_path / "points.csv"
+    text = POINTS.read_text("utf-8").splitlines()
+    broken.write_text("\n".join([text[0], text[1].replace(",ran,", ",won,", 1)]) + "\n", "utf-8")
+    with pytest.raises(PointError, match="line 2"):
+        load(broken)
