@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -504,7 +505,26 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     assert build_main(["-q", "-E", "-w", str(log), str(root), str(tmp_path / "out")]) == 0
     html = (tmp_path / "out" / "index.html").read_text("utf-8")
     assert "Estimated, not measured" in html and "nobody has run these configurations" in html
-    assert "GiB/GPU" in html and "Estimate" in html
+    # The column: both figures named, and a legend under its table (the style is never the only sign).
+    column = re.findall(r'<td [^>]*class="rl-col-estimate"[^>]*>\s*<p>(.*?)</p>', html, re.S)
+    assert len(column) == 3 and all(re.fullmatch(r"floor \d+, expected \d+ GiB/(<wbr/>)?GPU", c) for c in column)
+    assert html.count('class="rlresources-estimate-legend"') == 2  # the column's and the estimate table's
+    assert "lengths and batches, and is the figure to plan with" in html
+    # The estimate table: per offload, the floor's and the expected peak's fewest GPUs, what limits, the host.
+    table = html[re.search(r'<table class="[^"]*rlresources-estimate[ "]', html).start() :]  # type: ignore[union-attr]
+    table = table[: table.index("</table>")]
+    heads = re.findall(r"<th[^>]*>\s*<p>(.*?)</p>", table, re.S)
+    assert heads == [
+        "Model", "Task", "Device", "Offload", "Fewest GPUs: floor", "Fewest GPUs: expected", "Limited by",
+        "Host memory per node",
+    ]  # fmt: skip
+    cells = [re.sub("<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>\s*<p>(.*?)</p>", table, re.S)]
+    assert len(cells) == 2 * 8  # offload on and off
+    for row in (cells[:8], cells[8:]):
+        assert re.fullmatch(r"\d+ \(≥ \d+ GiB/GPU\)(, likely OOM)?", row[4]), row
+        assert re.fullmatch(r"\d+ \(≈ \d+ GiB/GPU\)(, tight)?", row[5]), row
+        assert int(row[5].split()[0]) >= int(row[4].split()[0])  # the expected peak never needs fewer GPUs
+        assert re.fullmatch(r"[^(]+, \d+ GiB \(.+\)", row[6]) and re.fullmatch(r"≈ [\d,]+ GiB", row[7]), row
     (warning,) = log.read_text("utf-8").splitlines()
     assert ":models: names 'Nope-1B', which is not known" in warning and warning.endswith("[rlresources.option]")
 
