@@ -556,3 +556,19 @@ def test_a_framework_default_never_makes_a_row_impossible() -> None:
     )
     pinned = estimate_row(row, run_of(written.encode(), "x.sh", {}, None))
     assert pinned is not None and "memory_fraction" not in dict(pinned.plan.floor_values)  # written: the floor uses it
+
+
+def test_megatrons_default_parallelism_is_a_default_too() -> None:
+    # verl's Megatron config says tensor and pipeline parallelism 1 when a script is silent:
+    # a 14B model unsharded on each of 104 GPUs.  The expected peak uses that; the floor
+    # takes the most model parallelism the GPUs allow, so the row is not called impossible.
+    script = (
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer algorithm.adv_estimator=gae \\\n"
+        "  actor_rollout_ref.model.path=Qwen/Qwen2.5-14B-Instruct actor_rollout_ref.rollout.name=sglang \\\n"
+        "  trainer.n_gpus_per_node=8 trainer.nnodes=13\n"
+    )
+    row = entry("Qwen2.5-14B", "PPO", 104, "H800", "14B", "megatron")
+    found = estimate_row(row, run_of(script.encode(), "x.sh", {}, None))
+    assert found is not None and (found.plan.train_tp, found.plan.train_pp) == (1, 1)
+    assert dict(found.plan.floor_values)["train_tp"] == 8 and dict(found.plan.floor_values)["train_pp"] == 13
+    assert found.verdict == "likely-oom" and check_row(row, found) is None
