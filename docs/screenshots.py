@@ -1,7 +1,8 @@
 """Take the theme gallery's screenshots: each theme at 1280 and 400 pixels, light and dark.
 
-At 1280 pixels, the filters, the all-sizes table and the chart; at 400 pixels (a phone),
-the first two rows as cards and the tall chart. Run by hand after a change to the
+At 1280 pixels, the filters, the all-sizes table and the chart, and the estimate table;
+at 400 pixels (a phone), the first two rows as cards, the tall chart and the estimate
+table as cards. Run by hand after a change to the
 table's HTML or CSS, then look at every image before committing it
 (``docs/compatibility.rst`` shows them)::
 
@@ -178,6 +179,28 @@ def shoot_narrow_chart(driver: Any, url: str, dark: bool, path: Path) -> None:
     )
 
 
+ESTIMATE_BOX = """
+    const table = document.querySelector('table.rlresources-estimate');
+    const legend = document.querySelector('.rlresources-estimate-legend');
+    const first = table.getBoundingClientRect(), last = legend.getBoundingClientRect();
+    const left = Math.min(first.left, last.left) - 12, right = Math.max(first.right, last.right) + 12;
+    return {x: Math.max(left, 0) + window.scrollX, y: first.top + window.scrollY - 12,
+            width: Math.min(right, document.documentElement.clientWidth) - Math.max(left, 0),
+            height: last.bottom - first.top + 24};
+"""
+
+
+def shoot_estimate(driver: Any, url: str, dark: bool, path: Path) -> None:
+    """The estimate table and its legend at 1280 pixels: estimated cells must not pass for measured ones."""
+    load(driver, url, 1280, dark)
+    capture(driver, driver.execute_script(ESTIMATE_BOX), path)
+
+
+def shoot_narrow_estimate(driver: Any, url: str, dark: bool, path: Path) -> None:
+    """The estimate table at 400 pixels: cards, every label beside its value, nothing cut."""
+    shoot_narrow(driver, url, dark, path, ESTIMATE_BOX)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("themes", nargs="*", help=f"themes to shoot (default: {', '.join(THEMES)})")
@@ -200,6 +223,14 @@ def main(argv: list[str] | None = None) -> int:
                             (args.out / f"theme-{name}-{'dark' if dark else 'light'}.png", shoot),
                             (args.out / f"cards-{name}{suffix}.png", shoot_cards),
                             (args.out / f"chart-narrow-{name}{suffix}.png", shoot_narrow_chart),
+                            *(
+                                ()  # the estimate table's look is the same in both schemes
+                                if dark
+                                else (
+                                    (args.out / f"estimate-{name}.png", shoot_estimate),
+                                    (args.out / f"estimate-narrow-{name}.png", shoot_narrow_estimate),
+                                )
+                            ),
                         ):
                             take(driver, url, dark, path)
                             print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)

@@ -72,7 +72,8 @@ def test_estimate_sorts_by_the_estimate_with_rows_without_one_last(repo: Path) -
     del dataset.estimates[no_estimate.source]
 
     def order(spec: str) -> list[float | None]:
-        return [dataset.estimates.get(e.source) for e in select(dataset, "all", sort=spec).entries]
+        found = [dataset.estimates.get(e.source) for e in select(dataset, "all", sort=spec).entries]
+        return [None if f is None else f.floor_gib for f in found]
 
     ascending, descending = order("estimate"), order("-estimate")
     assert ascending[-1] is None and descending[-1] is None
@@ -106,7 +107,8 @@ def test_an_added_column_reaches_the_table_the_json_and_the_chart(repo: Path, tm
     estimates = [
         html.unescape(c) for c in re.findall(r'<td [^>]*class="rl-col-estimate"[^>]*>.*?<p>(.*?)</p>', page, re.S)
     ]
-    values = [float(re.sub(r"[^\d.]", "", text)) for text in estimates]
+    floors = [re.match(r"floor ([\d.]+), expected [\d.]+ GiB/GPU", re.sub("<[^>]+>", "", t)) for t in estimates]
+    values = [float(m.group(1)) for m in floors if m]
     assert len(values) == 6 and values == sorted(values, reverse=True)
 
     assert "24 h of GPU time</title>" in page  # the chart's hover text, from the same cells

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -504,7 +505,26 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     assert build_main(["-q", "-E", "-w", str(log), str(root), str(tmp_path / "out")]) == 0
     html = (tmp_path / "out" / "index.html").read_text("utf-8")
     assert "Estimated, not measured" in html and "nobody has run these configurations" in html
-    assert "GiB/GPU" in html and "Estimate" in html
+    # The column: both figures named, and a legend under its table (the style is never the only sign).
+    column = re.findall(r'<td [^>]*class="rl-col-estimate"[^>]*>\s*<p>(.*?)</p>', html, re.S)
+    assert len(column) == 3 and all(re.fullmatch(r"floor \d+, expected \d+ GiB/(<wbr/>)?GPU", c) for c in column)
+    assert html.count('class="rlresources-estimate-legend"') == 2  # the column's and the estimate table's
+    assert "lengths and batches, and is the figure to plan with" in html
+    # The estimate table: per offload, the floor's and the expected peak's fewest GPUs, what limits, the host.
+    table = html[re.search(r'<table class="[^"]*rlresources-estimate[ "]', html).start() :]  # type: ignore[union-attr]
+    table = table[: table.index("</table>")]
+    heads = re.findall(r"<th[^>]*>\s*<p>(.*?)</p>", table, re.S)
+    assert heads == [
+        "Model", "Task", "Device", "Offload", "Fewest GPUs: floor", "Fewest GPUs: expected", "Limited by",
+        "Host memory per node",
+    ]  # fmt: skip
+    cells = [re.sub("<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>\s*<p>(.*?)</p>", table, re.S)]
+    assert len(cells) == 2 * 8  # offload on and off
+    for row in (cells[:8], cells[8:]):
+        assert re.fullmatch(r"\d+ \(≥ \d+ GiB/GPU\)(, likely OOM)?", row[4]), row
+        assert re.fullmatch(r"\d+ \(≈ \d+ GiB/GPU\)(, tight)?", row[5]), row
+        assert int(row[5].split()[0]) >= int(row[4].split()[0])  # the expected peak never needs fewer GPUs
+        assert re.fullmatch(r"[^(]+, \d+ GiB \(.+\)", row[6]) and re.fullmatch(r"≈ [\d,]+ GiB", row[7]), row
     (warning,) = log.read_text("utf-8").splitlines()
     assert ":models: names 'Nope-1B', which is not known" in warning and warning.endswith("[rlresources.option]")
 
@@ -536,3 +556,19 @@ def test_a_framework_default_never_makes_a_row_impossible() -> None:
     )
     pinned = estimate_row(row, run_of(written.encode(), "x.sh", {}, None))
     assert pinned is not None and "memory_fraction" not in dict(pinned.plan.floor_values)  # written: the floor uses it
+
+
+def test_megatrons_default_parallelism_is_a_default_too() -> None:
+    # verl's Megatron config says tensor and pipeline parallelism 1 when a script is silent:
+    # a 14B model unsharded on each of 104 GPUs.  The expected peak uses that; the floor
+    # takes the most model parallelism the GPUs allow, so the row is not called impossible.
+    script = (
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer algorithm.adv_estimator=gae \\\n"
+        "  actor_rollout_ref.model.path=Qwen/Qwen2.5-14B-Instruct actor_rollout_ref.rollout.name=sglang \\\n"
+        "  trainer.n_gpus_per_node=8 trainer.nnodes=13\n"
+    )
+    row = entry("Qwen2.5-14B", "PPO", 104, "H800", "14B", "megatron")
+    found = estimate_row(row, run_of(script.encode(), "x.sh", {}, None))
+    assert found is not None and (found.plan.train_tp, found.plan.train_pp) == (1, 1)
+    assert dict(found.plan.floor_values)["train_tp"] == 8 and dict(found.plan.floor_values)["train_pp"] == 13
+    assert found.verdict == "likely-oom" and check_row(row, found) is None

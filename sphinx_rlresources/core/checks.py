@@ -308,7 +308,7 @@ def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:
     found = plausibility.estimate_row(entry, run)
     if found is None:
         return
-    dataset.estimates[entry.source] = found.peak_gib
+    dataset.estimates[entry.source] = found
     problem = plausibility.check_row(entry, found)
     if problem is not None:
         dataset.diagnostics.append(problem)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sphinx_rlresources.core.model import DataSet, Entry, size_order
+from sphinx_rlresources.core.model import DataSet, Entry, RowEstimate, size_order
 from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url
 from sphinx_rlresources.safe.text import visible
 
@@ -31,7 +31,7 @@ class CellContext:
     script_url: str | None = None
     script_ref: str = "main"
 
-    def estimate(self, entry: Entry) -> float | None:
+    def estimate(self, entry: Entry) -> RowEstimate | None:
         return None if self.dataset is None else self.dataset.estimates.get(entry.source)
 
 
@@ -98,11 +98,30 @@ class Column:
         )
 
 
-def estimate_text(gib: float | None) -> str:
-    """The ``estimate`` column's cell: the lower bound of per-GPU memory (``≥ 17 GiB/GPU``)."""
-    if gib is None:
+#: A verdict and the words an estimate cell says it with (never colour alone).
+VERDICT_WORDS = {"tight": "tight", "likely-oom": "likely OOM", "does-not-fit": "does not fit"}
+
+
+def estimate_text(found: RowEstimate | None) -> str:
+    """The ``estimate`` column's cell: both figures, named, and the verdict when it is not "fits".
+
+    ``floor 4.1, expected 38 GiB/GPU``: a lone lower bound (``≥ 4.1 GiB/GPU``) was read
+    as what a 70B run needs; the expected peak beside it is the figure to plan with.
+    """
+    if found is None:
         return ""
-    return f"≥ {gib:.1f} GiB/GPU" if gib < 10 else f"≥ {gib:.0f} GiB/GPU"
+    text = f"floor {_gib(found.floor_gib)}, expected {_gib(found.expected_gib)} GiB/GPU"
+    said = VERDICT_WORDS.get(found.verdict)
+    return f"{text} ({said})" if said else text
+
+
+def _gib(value: float) -> str:
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def _estimate_key(entry: Entry, context: CellContext) -> float | None:
+    found = context.estimate(entry)
+    return None if found is None else found.floor_gib
 
 
 def _script_url(entry: Entry, context: CellContext) -> str | None:
@@ -160,7 +179,7 @@ COLUMNS: dict[str, Column] = {
             "evidence", "Evidence", lambda e, _: e.evidence or "", lambda e, _: e.evidence, url=lambda e, _: e.evidence
         ),
         Column("notes", "Notes", lambda e, _: e.notes or "", lambda e, _: e.notes),
-        Column("estimate", "Estimate", lambda e, c: estimate_text(c.estimate(e)), lambda e, c: c.estimate(e)),
+        Column("estimate", "Estimate", lambda e, c: estimate_text(c.estimate(e)), _estimate_key),
     ]
 }
 """Every column, in the order option messages list them; a new column is one entry here."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sphinx_rlresources.core.diagnostics import Diagnostic
 
@@ -219,6 +219,23 @@ class SizeData:
         return size_key(self.label)
 
 
+class RowEstimate(Protocol):
+    """What the estimator gives a row (its ``Result``), as the tables read it.
+
+    A protocol, so the data model needs no import of the estimator; the expected peak is
+    computed when first read, so a load that never draws it never pays for it.
+    """
+
+    @property
+    def floor_gib(self) -> float: ...
+
+    @property
+    def expected_gib(self) -> float: ...
+
+    @property
+    def verdict(self) -> str: ...
+
+
 @dataclass
 class DataSet:
     """Everything one load produced: the sizes in ascending order and the findings."""
@@ -234,8 +251,8 @@ class DataSet:
     linkable: set[str] = field(default_factory=set)
     """The rows' ``script`` values whose script exists (in the tree, or in git at the row's
     ``script_ref``): only these get a link, so no reader follows a link to a missing file."""
-    estimates: dict[SourceRef, float] = field(default_factory=dict)
-    """Each row's lower bound of per-GPU memory in GiB (``rlresources estimate``), where one exists."""
+    estimates: dict[SourceRef, RowEstimate] = field(default_factory=dict)
+    """Each row's estimate (``rlresources estimate``), where one exists."""
     notes: list[str] = field(default_factory=list)
     """Informational messages (a check that was skipped, and why); never failures."""
 

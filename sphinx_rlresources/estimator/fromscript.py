@@ -194,12 +194,15 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         assumed.append("lora_rank")
         lora = 32 if "lora" in row.task.lower() else 0
     backend = _backend(row, run)
-    if backend == "megatron" and {"train_tp", "train_pp"} <= set(assumed):
+    if backend == "megatron":
         # The least memory Megatron can have: every GPU a model-parallel shard, TP within a node.
         tp = 1 << (min(row.gpus, values["gpus_per_node"]).bit_length() - 1)
         while row.gpus % tp:
             tp //= 2
-        values["train_tp"], values["train_pp"] = tp, row.gpus // tp
+        if {"train_tp", "train_pp"} <= set(assumed):
+            values["train_tp"], values["train_pp"] = tp, row.gpus // tp
+        elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
+            floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
     engine = (run.engine.value or row.infer or "vllm").lower()
     return Plan(
         task=row.task,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core import freshness
 from sphinx_rlresources.core.loader import LoadOptions, data_files, load_dataset
-from sphinx_rlresources.core.model import DataSet
+from sphinx_rlresources.core.model import DataSet, RowEstimate
 from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.sphinxext.warnings import info, warn
 
@@ -99,6 +99,13 @@ def get_dataset(env: BuildEnvironment) -> DataSet:
     return dataset
 
 
+def _figures(found: RowEstimate | None) -> float | None:
+    """The floor an estimate cell shows.  The expected peak depends on nothing else the floor
+    does not (the row, and its script, a noted dependency), so it is not computed here: a
+    build that draws no estimate never pays for it."""
+    return None if found is None else round(found.floor_gib, 3)
+
+
 def shown(dataset: DataSet, max_age_days: int | None) -> dict[str, str]:
     """Size key -> a digest of what its drawn rows show beyond their data file.
 
@@ -116,7 +123,7 @@ def shown(dataset: DataSet, max_age_days: int | None) -> dict[str, str]:
                 entry.script in dataset.linkable,
                 entry.source in dataset.stale,
                 freshness.is_older(entry.tested, max_age_days, day),
-                dataset.estimates.get(entry.source),
+                _figures(dataset.estimates.get(entry.source)),
             )
             for entry in size.entries
         ]

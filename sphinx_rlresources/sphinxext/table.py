@@ -26,6 +26,7 @@ from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
+from sphinx_rlresources.sphinxext.estimate import column_legend
 from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
 from sphinx_rlresources.sphinxext.freshness import add_markers
 from sphinx_rlresources.sphinxext.i18n import HEADERS, _
@@ -90,6 +91,8 @@ class RLResourceTable(RLResourceDirective):
         wants_filter = self.options.get("filter", self.config.rlresources_filter)
         result.append(make_filterable(table, chosen.entries) if wants_filter else table)
         defer_rows(table, self.config.language)  # keep the rows out of the read transforms
+        if "estimate" in chosen.columns:
+            result.append(column_legend())
         return result
 
     def _widths(self, count: int) -> list[int] | None:
