@@ -30,15 +30,18 @@ class TreeFiles:
     """Files of the working tree: inside the root, regular, bounded; a missing one is None."""
 
     def __init__(self, root: Path) -> None:
-        self.root = real_path(root)
+        self.root = root
+        self.real_root: Path | None = None  # resolved at the first read: most scripts source nothing
         self.left = MAX_SOURCED
 
     def read(self, path: str) -> str | None:
         if self.left <= 0:
             return None
         self.left -= 1
-        real = real_path(self.root.joinpath(*PurePosixPath(path).parts))
-        if not is_within(real, self.root):
+        if self.real_root is None:
+            self.real_root = real_path(self.root)
+        real = real_path(self.real_root.joinpath(*PurePosixPath(path).parts))
+        if not is_within(real, self.real_root):
             return None
         try:
             data = read_regular(real, MAX_SCRIPT_BYTES)

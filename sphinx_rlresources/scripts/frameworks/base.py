@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command
@@ -82,8 +82,27 @@ def from_override(override: Override | None, convert: Callable[[str], T | None])
 
 
 def default(value: T, written: str) -> Found[T]:
-    """The framework's own default, for a setting the script does not write."""
-    return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
+    """The framework's own default, for a setting the script does not write.
+
+    A default is the same immutable record for every script that leaves the setting
+    unwritten, so it is made once per (value, wording): an adapter asks for some thirty
+    per script, on lint's and the build's per-row path.
+    """
+    key = (type(value), value, written)
+    try:
+        found = _DEFAULTS.get(key)
+    except TypeError:  # an unhashable value (a list of roles): made each time
+        return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
+    if found is None:
+        if len(_DEFAULTS) >= MAX_REMEMBERED_DEFAULTS:
+            _DEFAULTS.clear()
+        found = _DEFAULTS[key] = Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
+    return found
+
+
+MAX_REMEMBERED_DEFAULTS = 4096
+"""The defaults kept made; a bound, since a wording may quote a value the script computed."""
+_DEFAULTS: dict[tuple[type, object, str], Found[Any]] = {}
 
 
 def first(*found: Found[T]) -> Found[T]:
