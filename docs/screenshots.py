@@ -223,14 +223,8 @@ def main(argv: list[str] | None = None) -> int:
                             (args.out / f"theme-{name}-{'dark' if dark else 'light'}.png", shoot),
                             (args.out / f"cards-{name}{suffix}.png", shoot_cards),
                             (args.out / f"chart-narrow-{name}{suffix}.png", shoot_narrow_chart),
-                            *(
-                                ()  # the estimate table's look is the same in both schemes
-                                if dark
-                                else (
-                                    (args.out / f"estimate-{name}.png", shoot_estimate),
-                                    (args.out / f"estimate-narrow-{name}.png", shoot_narrow_estimate),
-                                )
-                            ),
+                            (args.out / f"estimate-{name}{suffix}.png", shoot_estimate),
+                            (args.out / f"estimate-narrow-{name}{suffix}.png", shoot_narrow_estimate),
                         ):
                             take(driver, url, dark, path)
                             print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
