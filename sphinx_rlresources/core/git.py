@@ -184,8 +184,10 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
     # The batch protocol is one question per line: a ref that is not plainly a ref (``HEAD:x``,
     # ``a^{tree}``) or a path holding a line break would ask git something else.  Neither is
     # asked; both read as missing.
-    pairs = [(ref, path) for ref, path in asked if REF_PATTERN.fullmatch(ref) and path.isprintable()]
-    refused = [pair for pair in asked if pair not in pairs]
+    pairs: list[tuple[str, str]] = []
+    refused: list[tuple[str, str]] = []
+    for ref, path in asked:  # one pass: a build asks for every pinned row at once
+        (pairs if REF_PATTERN.fullmatch(ref) and path.isprintable() else refused).append((ref, path))
     top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
     try:
         prefix = root.resolve().relative_to(top).as_posix()
@@ -258,8 +260,7 @@ def blame_dates(path: Path) -> dict[int, str]:
     """
     real = path.resolve()
     folder, name = real.parent, real.name
-    answer = run_git(["rev-parse", "--is-shallow-repository"], folder).strip()
-    if answer == "true":
+    if is_shallow(folder):
         raise GitUnavailable(
             "this is a shallow clone, so git would give every line the date of the one commit it has; "
             "fetch the history (git fetch --unshallow) and import again"
