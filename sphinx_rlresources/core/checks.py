@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from sphinx_rlresources.core import crosscheck, git, history, plausibility, requirements, rowscript
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
-from sphinx_rlresources.core.namecheck import check_naming
+from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.safe.text import one_line
@@ -90,11 +90,6 @@ class Hints:
         return None, too_many
 
 
-def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
-    line, column = entry.at(field)
-    return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
-
-
 def _real(path: Path, known: dict[Path, Path]) -> Path:
     """``path.resolve()``, remembered for the folders that many rows share."""
     if path not in known:
@@ -128,7 +123,7 @@ def path_problem(entry: Entry) -> Diagnostic | None:
         or PureWindowsPath(text).drive
         or text.startswith("~")
     ):
-        return _diag(
+        return row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_PATH,
@@ -136,7 +131,7 @@ def path_problem(entry: Entry) -> Diagnostic | None:
             "e.g. examples/tuning/70b/NAME.sh",
         )
     if ".." in posix.parts:
-        return _diag(
+        return row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_PATH,
@@ -164,7 +159,7 @@ def resolve_script(
     candidate = real_root.joinpath(*posix.parts)
     real = real_script(candidate, known)
     if not is_within(real, real_root):
-        return None, _diag(
+        return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_PATH,
@@ -173,14 +168,14 @@ def resolve_script(
         )
     what = what_is(real)
     if what is not None:
-        return None, _diag(
+        return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
             f"script '{text}' is {what}, not a regular file; link the script file itself",
         )
     if not exists(real) and is_link(candidate):
-        return None, _diag(
+        return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
@@ -188,7 +183,7 @@ def resolve_script(
         )
     if not exists(real):
         hint = _missing_hint(text, candidate, real_root, known, hints)
-        return None, _diag(
+        return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_MISSING,
@@ -217,7 +212,7 @@ def _unreadable(entry: Entry, real: Path) -> Diagnostic | None:
     except OSError:
         size = 0
     if size > rowscript.MAX_SCRIPT_BYTES:
-        return _diag(
+        return row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
@@ -225,7 +220,7 @@ def _unreadable(entry: Entry, real: Path) -> Diagnostic | None:
             "may have; it is neither read nor copied into the build: link the launcher, not its data",
         )
     if not os.access(real, os.R_OK):
-        return _diag(
+        return row_diagnostic(
             entry, "script", Subtype.SCRIPT_MISSING, f"script '{entry.script}' cannot be read; check its permissions"
         )
     return None
@@ -280,7 +275,7 @@ def _second_row(entry: Entry, first: dict[str, Entry]) -> Diagnostic | None:
     other = first.setdefault(key, entry)
     if other is entry:
         return None
-    return _diag(
+    return row_diagnostic(
         entry,
         "script",
         Subtype.DUPLICATE_ROW,
@@ -318,7 +313,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
     """Check rows whose script is read from git at their ``script_ref``: one process for all."""
     limit = rowscript.MAX_SCRIPT_BYTES
     declared: dict[str, tuple[Requirement, ...]] = {}  # per ref: the metadata read once
-    read_at_ref: list[Entry] = []
+    read_at_ref: list[tuple[Entry, Run]] = []
     try:
         found = git.read_pinned(
             dataset.root, [(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit
@@ -326,7 +321,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
     except git.GitUnavailable as err:
         for entry in rows:
             dataset.diagnostics.append(
-                _diag(
+                row_diagnostic(
                     entry,
                     "script_ref",
                     Subtype.SCRIPT_REF,
@@ -339,7 +334,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
         ref = entry.script_ref or ""
         if not found.refs.get(ref):
             dataset.diagnostics.append(
-                _diag(
+                row_diagnostic(
                     entry,
                     "script_ref",
                     Subtype.SCRIPT_REF,
@@ -352,7 +347,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
         blob = found.files.get((ref, PurePosixPath(entry.script).as_posix()))
         if blob is None:
             dataset.diagnostics.append(
-                _diag(
+                row_diagnostic(
                     entry,
                     "script",
                     Subtype.SCRIPT_MISSING,
@@ -364,7 +359,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
         dataset.linkable.add(entry.script)
         if blob.data is None:
             dataset.diagnostics.append(
-                _diag(
+                row_diagnostic(
                     entry,
                     "script",
                     Subtype.SCRIPT_FILE,
@@ -381,7 +376,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             if ref not in declared:
                 declared[ref] = requirements.declared(dataset.root, ref)
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared[ref]))
-            read_at_ref.append(entry)
+            read_at_ref.append((entry, run))
         check_plausible(dataset, entry, run)
     history.check_pinned_history(dataset, read_at_ref)
 
@@ -406,12 +401,8 @@ def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
         return "; check the path, or the script_ref"
     path = f"{folder}/{close}" if folder else close
     hint = f"; did you mean '{path}'?"
-    try:
-        blob = git.read_pinned(root, [(ref, path)], rowscript.MAX_SCRIPT_BYTES).files.get((ref, path))
-    except git.GitUnavailable:
-        blob = None
-    if blob is not None and blob.data is not None:
-        asked = rowscript.run_of(blob.data, path, entry.env, rowscript.RefFiles(root, ref))
+    asked = rowscript.row_script(path, ref, root, entry.env).run
+    if asked is not None:
         said = [
             f"{asked.gpus.value} GPUs" if crosscheck.known(asked.gpus) else "",
             str(asked.train_backend.value) if crosscheck.known(asked.train_backend) else "",

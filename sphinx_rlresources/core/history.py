@@ -60,9 +60,13 @@ def _differences(before: dict[str, object], after: dict[str, object]) -> list[st
     ]
 
 
-def check_pinned_history(dataset: DataSet, rows: list[Entry]) -> None:
-    """Report every pinned, tested row whose script runs something else at its ref than on its tested day."""
-    rows = [e for e in rows if e.tested and e.script_ref]
+def check_pinned_history(dataset: DataSet, rows: list[tuple[Entry, Run]]) -> None:
+    """Report every pinned, tested row whose script runs something else at its ref than on its tested day.
+
+    ``rows`` pairs each row with its script as read at its ref by the pinned checks, so
+    the script is not fetched and read a second time here.
+    """
+    rows = [(e, run) for e, run in rows if e.tested and e.script_ref]
     if not rows:
         return
     if len(rows) > MAX_ROWS:
@@ -79,9 +83,9 @@ def check_pinned_history(dataset: DataSet, rows: list[Entry]) -> None:
             "(git fetch --unshallow) to check that no pinned script changed after its row was tested"
         )
         return
-    for entry in rows:
+    for entry, now in rows:
         try:
-            found = _changed(dataset, entry)
+            found = _changed(dataset, entry, now)
         except git.GitUnavailable as err:
             dataset.notes.append(f"the history of pinned scripts is not read: {err}")
             return
@@ -100,16 +104,15 @@ def check_pinned_history(dataset: DataSet, rows: list[Entry]) -> None:
             )
 
 
-def _changed(dataset: DataSet, entry: Entry) -> str | None:
-    """Why the row's script at its ref is not what was tested, or None."""
+def _changed(dataset: DataSet, entry: Entry, now: Run) -> str | None:
+    """Why the row's script at its ref (``now``, as read there) is not what was tested, or None."""
     ref, path, tested = entry.script_ref or "", PurePosixPath(entry.script).as_posix(), entry.tested or ""
     as_tested = git.changes(dataset.root, ref, path, before=tested, limit=1)
     since = git.changes(dataset.root, ref, path)
     if not as_tested or not since or since[0].sha == as_tested[0].sha:
         return None  # no version on the tested day (added later), or none since
     base = _read(dataset, entry, as_tested[0].sha)
-    now = _read(dataset, entry, ref)
-    if base is None or now is None:
+    if base is None:
         return None
     before, after = _settings(base), _settings(now)
     if not _differences(before, after):

@@ -19,7 +19,8 @@ from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
 
 
-def _diag(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
+def row_diagnostic(entry: Entry, field: str, subtype: Subtype, message: str) -> Diagnostic:
+    """A finding located at one field of a row (its line, column and JSON path): the checks' one way to make one."""
     line, column = entry.at(field)
     return Diagnostic(entry.source.path, line, column, subtype, message, json_path=f"{entry.source.json_path}.{field}")
 
@@ -58,7 +59,7 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
     parsed, problem = naming.parse(filename)
     if parsed is None:
         return [
-            _diag(
+            row_diagnostic(
                 entry,
                 "script",
                 Subtype.NAMING,
@@ -102,7 +103,7 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
             )
             advice = f"the script runs {name} '{runs}': fix the row, and rename the script to '{renamed.filename}'"
         found.append(
-            _diag(
+            row_diagnostic(
                 entry,
                 field_of[name],
                 Subtype.NAMING,
@@ -145,7 +146,7 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
     filename = entry.script_name
     problem = rule.problem(filename)
     if problem is not None:
-        return [_diag(entry, "script", Subtype.NAMING, f"{problem}; name it by the rule {rule.shown}")]
+        return [row_diagnostic(entry, "script", Subtype.NAMING, f"{problem}; name it by the rule {rule.shown}")]
     named = rule.parse(filename) or {}
     found = []
     for field, value in named.items():
@@ -160,7 +161,7 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
         else:
             advice = "fix the row, or rename the script"
         found.append(
-            _diag(
+            row_diagnostic(
                 entry,
                 row_field,
                 Subtype.NAMING,
@@ -198,7 +199,7 @@ def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagno
         return []
     where = f"{found.file or entry.script}:{found.line}"
     return [
-        _diag(
+        row_diagnostic(
             entry,
             "script",
             Subtype.NAMING,
@@ -222,7 +223,7 @@ def check_size(entry: Entry, named_model: str | None) -> list[Diagnostic]:
     stem = entry.source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()  # a size label the file's name gives
     if _SIZE.fullmatch(folder) and folder not in (section, stem):
         found.append(
-            _diag(
+            row_diagnostic(
                 entry,
                 "script",
                 Subtype.NAMING,
