@@ -123,8 +123,8 @@ class Architecture:
     def _count(self, active: bool) -> int:
         if self.size_only:
             return self.size_only
-        embeddings = self.vocab * self.hidden * (1 if self.tied else 2)
-        return embeddings + sum(self.layer_params(i, active) for i in range(self.layers)) + self.hidden + self.vision
+        layers = sum(self.layer_params(i, active) for i in range(self.layers))
+        return self.embedding_params() + layers + self.hidden + self.vision
 
     def expert_params(self) -> int:
         """The routed experts' parameters, which expert parallelism splits (shared experts are not)."""

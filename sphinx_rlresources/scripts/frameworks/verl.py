@@ -122,7 +122,8 @@ class _Reader:
         rollout_n = self.get(f"{R}.n", as_int, 1)
         micro = self._micro(f"{A}.ppo_micro_batch_size", gpus)
         log_prob = self._micro(f"{R}.log_prob_micro_batch_size", gpus)
-        engine_config = "megatron" if self._backend().value == "megatron" else "fsdp_config"
+        backend = self._backend()
+        engine_config = "megatron" if backend.value == "megatron" else "fsdp_config"
         param_offload = self.get(f"{A}.{engine_config}.param_offload", as_bool, False)
         optimizer_offload = self.get(f"{A}.{engine_config}.optimizer_offload", as_bool, False)
         policy = self.get(f"{A}.fsdp_config.offload_policy", as_bool, False)
@@ -142,7 +143,7 @@ class _Reader:
             gpus_per_node=per_node,
             roles=roles,
             colocated=default(True, "verl's hybrid engine (actor, rollout and reference share the GPUs)"),
-            train_backend=self._backend(),
+            train_backend=backend,
             train_tp=self.get(f"{A}.megatron.tensor_model_parallel_size", as_int, 1),
             train_pp=self.get(f"{A}.megatron.pipeline_model_parallel_size", as_int, 1),
             train_ep=self.get(f"{A}.megatron.expert_model_parallel_size", as_int, 1),
