@@ -287,3 +287,15 @@ def test_a_key_verl_ignores_is_to_be_deleted() -> None:
     assert [(p.line, p.message) for p in run.problems if p.kind == "deprecated"] == [
         (2, "data.val_batch_size is deprecated in verl; verl ignores it, so delete it")
     ]
+
+
+def test_a_launch_line_that_is_only_printed_is_not_the_launch() -> None:
+    # Launchers echo what they are about to run (verl-project/verl@1dda039
+    # examples/ascend_extras/grpo_trainer/run_qwen3_next_80b_fsdp.sh:163-165 prints its
+    # settings before the launch); a printed line is text, the launch is the command after it.
+    script = (
+        "echo running python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=2\n"
+        "python3 -m verl.trainer.main_ppo trainer.n_gpus_per_node=8 trainer.nnodes=1\n"
+    )
+    run = read_file(script, "examples/tuning/7b/run.sh", None, None)
+    assert (run.launch_line, run.gpus.value) == (2, 8)

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,10 @@ from helpers import built
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
+from sphinx_rlresources.scripts.frameworks import read_file
+from sphinx_rlresources.estimator.plan import Estimate, Plan
+from sphinx_rlresources.safe.frozen import changed
+from sphinx_rlresources.scripts.run import Problem
 from sphinx_rlresources.sphinxext import deferred
 from sphinx_rlresources.sphinxext import table as directive
 
@@ -231,3 +236,31 @@ def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("RLRESOURCES_NO_DEFERRED_ROWS", "0")  # 0 or empty: on, as unset
     assert deferred.defer_rows(table, "en") is True
     assert isinstance(body[0], deferred.rlresources_rows)
+
+
+def test_a_changed_record_is_what_dataclasses_replace_gives() -> None:
+    run = read_file("python3 -m verl.trainer.main_ppo trainer.nnodes=2\n", "run.sh", None, None)
+    edited = changed(run, problems=(Problem(1, "x"),), framework="verl-recipe")
+    assert edited == dataclasses.replace(run, problems=(Problem(1, "x"),), framework="verl-recipe")
+    assert (run.problems, run.framework) == ((), "verl")  # the original is untouched
+    plan = Plan("grpo", 8, "H100", 80.0)
+    assert changed(plan, gpus=16, rollout_n=4) == dataclasses.replace(plan, gpus=16, rollout_n=4)
+    with pytest.raises(TypeError, match="Run has no field colour"):
+        changed(run, colour="red")
+
+
+def test_only_records_that_are_their_dict_are_copied() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Computed:
+        a: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    @dataclasses.dataclass
+    class Mutable:
+        a: int
+
+    for record in (Computed(1), Mutable(1), Estimate("floor")):
+        with pytest.raises(TypeError, match="use dataclasses.replace"):
+            changed(record, a=2)

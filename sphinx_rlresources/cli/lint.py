@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
 from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_regex, naming_rule
-from sphinx_rlresources.core.paths import exists, is_within, real_path, what_is
+from sphinx_rlresources.core.paths import exists, is_within, real_path, status, what_is
 from sphinx_rlresources.core.project import Project
 from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.safe.text import one_line
@@ -65,18 +66,25 @@ def find_scripts(
     lies and never listed, so no later step opens it or suggests a command for it.
     """
     found: dict[Path, None] = {}
-    refused: dict[str, Diagnostic] = {}  # by the path shown: nested folders are walked more than once
+    refused: dict[str, Diagnostic] = {}  # by the path shown
     known: dict[Path, Path] = {}  # folder -> real path: one lookup per folder, not per script
+    walked: set[str] = set()  # the rows' folders lie inside the scripts folder: each is listed once
     real_root = real_path(root)
     for folder in folders:
         for current, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if current in walked:
+                dirs[:] = []
+                continue
+            walked.add(current)
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and str(Path(current, d)) not in walked)
             for name in sorted(files):
                 if not name.endswith(suffixes) or name.startswith("."):
                     continue
                 path = Path(current) / name
                 real = real_script(path, known)
-                if is_within(real, real_root) and (what := what_is(real)) is None and exists(real):
+                inside = is_within(real, real_root)
+                what = status(real) if inside else None  # one stat: a regular file, something else, or nothing
+                if what is not None and stat.S_ISREG(what.st_mode):
                     found[real] = None
                     continue
                 shown = f"{relpath(Path(current))}/{name}"  # the link itself, not where it leads
@@ -89,7 +97,7 @@ def find_scripts(
                     )
                     refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_PATH, message)
                 else:
-                    message = f"this is {what}, not a script file; delete it, or replace it with the script"
+                    message = f"this is {what_is(real)}, not a script file; delete it, or replace it with the script"
                     refused[shown] = Diagnostic(shown, 0, 0, Subtype.SCRIPT_FILE, message)
     return sorted(found), list(refused.values())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from sphinx_rlresources.core import crosscheck, git, history, plausibility, requirements, rowscript
@@ -16,7 +17,7 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
-from sphinx_rlresources.core.paths import exists, is_folder, is_link, is_within, read_regular, real_path, what_is
+from sphinx_rlresources.core.paths import is_folder, is_link, is_within, kind_of, read_regular, real_path, status
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Requirement, Run
 
@@ -113,14 +114,20 @@ def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
     return _real(candidate.parent, known) / candidate.name
 
 
+@functools.lru_cache(maxsize=1024)
+def script_path(text: str) -> PurePosixPath:
+    """A row's ``script`` as a path: parsed once though four checks of the row read it."""
+    return PurePosixPath(text)
+
+
 def path_problem(entry: Entry) -> Diagnostic | None:
     """Why a row's ``script`` path is refused on its text alone (absolute, ``..``), or None."""
     text = entry.script
-    posix = PurePosixPath(text)
+    posix = script_path(text)
+    windows = PureWindowsPath(text) if ":" in text or "\\" in text else None  # a drive needs one of them
     if (
         posix.is_absolute()
-        or PureWindowsPath(text).is_absolute()
-        or PureWindowsPath(text).drive
+        or (windows is not None and (windows.is_absolute() or windows.drive))
         or text.startswith("~")
     ):
         return row_diagnostic(
@@ -151,7 +158,7 @@ def resolve_script(
     """
     known = {} if known is None else known
     text = entry.script
-    posix = PurePosixPath(text)
+    posix = script_path(text)
     refused = path_problem(entry)
     if refused is not None:
         return None, refused
@@ -166,22 +173,22 @@ def resolve_script(
             f"script '{text}' leads through a symbolic link to a place outside the repository "
             "root; link a file that lives inside the repository",
         )
-    what = what_is(real)
-    if what is not None:
+    found = status(real)  # one stat answers: a regular file, something else, or nothing
+    if found is not None and not stat.S_ISREG(found.st_mode):
         return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
-            f"script '{text}' is {what}, not a regular file; link the script file itself",
+            f"script '{text}' is {kind_of(found.st_mode)}, not a regular file; link the script file itself",
         )
-    if not exists(real) and is_link(candidate):
+    if found is None and is_link(candidate):
         return None, row_diagnostic(
             entry,
             "script",
             Subtype.SCRIPT_FILE,
             f"script '{text}' is a symbolic link that leads nowhere (or in a loop); link the script file itself",
         )
-    if not exists(real):
+    if found is None:
         hint = _missing_hint(text, candidate, real_root, known, hints)
         return None, row_diagnostic(
             entry,
@@ -189,7 +196,7 @@ def resolve_script(
             Subtype.SCRIPT_MISSING,
             f"script '{text}' does not exist under the repository root{hint}",
         )
-    unreadable = _unreadable(entry, real)
+    unreadable = _unreadable(entry, real, found.st_size)
     return (None, unreadable) if unreadable is not None else (real, None)
 
 
@@ -205,12 +212,8 @@ def _missing_hint(text: str, candidate: Path, real_root: Path, known: dict[Path,
     return "; check the path, or add the script"
 
 
-def _unreadable(entry: Entry, real: Path) -> Diagnostic | None:
-    """Why an existing script may not be read: over the size bound, or not readable."""
-    try:
-        size = real.stat().st_size
-    except OSError:
-        size = 0
+def _unreadable(entry: Entry, real: Path, size: int) -> Diagnostic | None:
+    """Why an existing script of ``size`` bytes may not be read: over the size bound, or not readable."""
     if size > rowscript.MAX_SCRIPT_BYTES:
         return row_diagnostic(
             entry,
@@ -271,7 +274,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
 
 def _second_row(entry: Entry, first: dict[str, Entry]) -> Diagnostic | None:
     """A row whose script an earlier row already links (``first``: script -> that row, updated here)."""
-    key = PurePosixPath(entry.script).as_posix()
+    key = script_path(entry.script).as_posix()
     other = first.setdefault(key, entry)
     if other is entry:
         return None
@@ -290,7 +293,7 @@ def _read_checked_out(entry: Entry, path: Path, root: Path) -> Run | None:
         data = read_regular(path, rowscript.MAX_SCRIPT_BYTES)
     except OSError:
         return None  # already reported as script_missing by the path check
-    return rowscript.run_of(data, PurePosixPath(entry.script).as_posix(), entry.env, rowscript.TreeFiles(root))
+    return rowscript.run_of(data, script_path(entry.script).as_posix(), entry.env, rowscript.TreeFiles(root))
 
 
 def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:

@@ -57,12 +57,20 @@ def is_folder(path: Path) -> bool:
 
 
 def is_within(path: Path, root: Path) -> bool:
-    """Whether ``path`` lies inside ``root`` (both already resolved)."""
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
+    """Whether ``path`` lies inside ``root`` (both already resolved, so their text says it).
+
+    Compared as text, name by name: ``/repo-other`` is not inside ``/repo``.  The same
+    answer as ``path.relative_to(root)`` for resolved POSIX paths, without building two
+    ``Path`` objects per script on lint's per-row path.
+    """
+    inner, outer = os.fspath(path), os.fspath(root)
+    if os.name != "posix":  # pragma: no cover - case and drive rules differ: let pathlib decide
+        try:
+            path.relative_to(root)
+        except ValueError:
+            return False
+        return True
+    return inner == outer or inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
 def kind_of(mode: int) -> str:
@@ -80,13 +88,18 @@ def kind_of(mode: int) -> str:
     return "not a regular file"  # pragma: no cover - no other kind exists on Linux or macOS
 
 
-def what_is(path: Path) -> str | None:
-    """What a path that is not a regular file is ("a folder"), or None for a regular file or nothing."""
+def status(path: Path) -> os.stat_result | None:
+    """What ``os.stat`` says of ``path`` (following links), or None when nothing is there (or a loop)."""
     try:
-        mode = os.stat(path).st_mode
+        return os.stat(path)
     except (OSError, ValueError):
         return None
-    return None if stat.S_ISREG(mode) else kind_of(mode)
+
+
+def what_is(path: Path) -> str | None:
+    """What a path that is not a regular file is ("a folder"), or None for a regular file or nothing."""
+    found = status(path)
+    return None if found is None or stat.S_ISREG(found.st_mode) else kind_of(found.st_mode)
 
 
 def read_regular(path: Path, limit: int) -> bytes:

@@ -7,7 +7,7 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 
 from sphinx_rlresources.estimator.architectures import Architecture
@@ -28,6 +28,7 @@ from sphinx_rlresources.estimator.plan import (
     algorithm_of,
     known_task,
 )
+from sphinx_rlresources.safe.frozen import changed
 
 __all__ = [
     "ALGORITHMS",
@@ -135,7 +136,7 @@ def estimate(arch: Architecture, plan: Plan) -> Result:
     defaults, the expected peak with the plan as it is.
     """
     tp = rollout_tp(arch, plan)
-    least = replace(plan, **dict(plan.floor_values)) if plan.floor_values else plan
+    least = changed(plan, **dict(plan.floor_values)) if plan.floor_values else plan
     return Result(arch, plan, tp, build(arch, least, rollout_tp(arch, least), expected=False))
 
 

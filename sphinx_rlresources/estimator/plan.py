@@ -15,11 +15,12 @@ lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
+from sphinx_rlresources.safe.frozen import changed
 
 GIB = float(2**30)
 MARGIN = 0.10
@@ -168,7 +169,7 @@ class Plan:
         return self.rollout_gpus or self.gpus
 
     def with_gpus(self, gpus: int) -> Plan:
-        return replace(self, gpus=gpus)
+        return changed(self, gpus=gpus)
 
 
 @dataclass(frozen=True)

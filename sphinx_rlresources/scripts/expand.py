@@ -22,6 +22,7 @@ from sphinx_rlresources.scripts.shell import MAX_NESTING, MAX_VALUE_CHARS, is_we
 RANK = {"set": 0, "script-default": 1, "env": 2}
 """Which origin a value made of parts takes: the one that depends most on outside choices."""
 MAX_ARRAY_ITEMS = 4096
+NOTHING_MISSING: frozenset[str] = frozenset()
 
 
 class Expanded(NamedTuple):
@@ -101,28 +102,30 @@ class Expander:
     # -- expansion of parts into one value ------------------------------------------------------
     def expand(self, parts: tuple[Part, ...], depth: int = 0) -> Expanded:
         if not self.spend(len(parts) + 1):
-            return Expanded(None, "", frozenset(), "runtime")
-        segments: list[str | None] = []
-        missing: set[str] = set()
+            return Expanded(None, "", NOTHING_MISSING, "runtime")
+        segments: list[str] = []
+        missing: frozenset[str] = NOTHING_MISSING
         origins: list[str] = []
+        unknown_at = -1  # where the known tail starts: the known end of the last unknown part
         for part in parts:
-            if isinstance(part, Lit):
+            if type(part) is Lit:  # most parts: literal text, known and written in the script
                 segments.append(part.text)
                 continue
             found = self._part(part, depth)
-            segments.append(found.value)
-            if found.value is None and found.tail:
+            if found.value is None:
+                unknown_at = len(segments)
                 segments.append(found.tail)
-            missing |= found.missing
+            else:
+                segments.append(found.value)
+            if found.missing:
+                missing = missing | found.missing
             origins.append(found.origin)
-        unknown_at = max((i for i, s in enumerate(segments) if s is None), default=-1)
-        tail = "".join(s for s in segments[unknown_at + 1 :] if s is not None)
         if unknown_at >= 0:
-            return Expanded(None, tail[:MAX_VALUE_CHARS], frozenset(missing), "runtime")
-        value = "".join(s for s in segments if s is not None)
+            return Expanded(None, "".join(segments[unknown_at:])[:MAX_VALUE_CHARS], missing, "runtime")
+        value = "".join(segments)
         if len(value) > MAX_VALUE_CHARS:
-            return Expanded(None, "", frozenset(missing), "runtime")
-        return Expanded(value, value, frozenset(missing), combine(origins))
+            return Expanded(None, "", missing, "runtime")
+        return Expanded(value, value, missing, combine(origins) if origins else "set")
 
     def _part(self, part: Part, depth: int) -> Expanded:
         if isinstance(part, Var):

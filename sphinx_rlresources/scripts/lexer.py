@@ -13,6 +13,9 @@ from typing import NamedTuple
 from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_PARAMETER_CHARS, NAME_RE
 
 LITERAL_RUN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
+BLANKS = re.compile(r"[ \t\r\f\v]+")
+PLAIN_WORD = re.compile(r"[^\s;&|()<>\\'\"$`]+(?=[ \t\r\f\v\n;&|<>)]|\Z)")
+"""A word that is one literal run, ended by a blank, an operator or the end (not ``(``: ``X=(`` is an array)."""
 _SUBSCRIPT = re.compile(r"\[(@|\*|[0-9]{1,6})\]")
 MAX_ARRAY_CHARS = 200_000
 """A longer ``A=( ... )`` is unknown unread (a launcher's arrays are a few KiB)."""
@@ -133,7 +136,7 @@ class Lexer:
         while self.pos < n:
             c = text[self.pos]
             if c in " \t\r\f\v":
-                self.pos += 1
+                self.pos = BLANKS.match(text, self.pos).end()  # type: ignore[union-attr] # c is one
             elif c == "\\" and text.startswith("\\\n", self.pos):
                 self._advance_to(self.pos + 2)
             elif c == "#":
@@ -189,6 +192,11 @@ class Lexer:
     def word(self) -> Word:  # noqa: C901 - one case per character class, on the lexer's hot path
         text = self.text
         start, line = self.pos, self.line
+        plain = PLAIN_WORD.match(text, start)
+        if plain is not None:  # most words: literal text up to a blank or an operator
+            self.pos = plain.end()
+            run = plain.group(0)
+            return Word((Lit(run, False),), run, line, self.pos)
         parts: list[Part] = []
         while self.pos < len(text):
             c = text[self.pos]

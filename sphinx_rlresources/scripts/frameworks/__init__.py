@@ -10,9 +10,9 @@ one line in :data:`ADAPTERS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import NamedTuple
 
+from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
@@ -69,6 +69,19 @@ CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")
+NEVER_LAUNCHES = frozenset(
+    {
+        *(":", "[", "cd", "echo", "exit", "false", "popd", "printf", "pushd", "pwd", "return", "set", "shift"),
+        *("shopt", "sleep", "test", "trap", "true", "ulimit", "umask", "wait"),
+        *("cat", "chmod", "cp", "ln", "ls", "mkdir", "mv", "rm", "touch"),
+    }
+)
+"""Shell builtins and file utilities: never a trainer's launch, so no adapter is asked.
+
+Asking would be slower (a launcher's ``set -x``, ``mkdir -p``, ``echo`` ... before its
+one launch) and wrong: ``echo python3 -m verl.trainer.main_ppo ...`` prints a command
+line, it does not run it.
+"""
 
 
 def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
@@ -80,12 +93,14 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
     """
     reading = interpret(text, env, files, path)
     for command in reading.commands:
+        if command.fields[0].value in NEVER_LAUNCHES:
+            continue
         for adapter in ADAPTERS:
             if adapter.claims(command):
                 found = adapter.read(command, reading, path)
                 logs, requires = batch_logs(text), requirements(text)
                 # Most scripts have neither; copying a 50-field Run for nothing costs lint 2 % at 10,000 rows.
-                return replace(found, batch_logs=logs, requires=requires) if logs or requires else found
+                return changed(found, batch_logs=logs, requires=requires) if logs or requires else found
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
     return Run(path=path, problems=problems, variables=variables)

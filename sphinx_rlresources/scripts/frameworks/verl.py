@@ -12,11 +12,12 @@ Deprecated keys are read, and reported (verl's ``examples/README.md`` lists them
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TypeVar
 
+from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.frameworks.base import (
     as_bool,
     as_float,
@@ -103,10 +104,11 @@ class _Reader:
 
     def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
         """A key as written, else verl's default (only with a stock config)."""
-        found = from_override(self.s.overrides.get(key), convert)
+        override = self.s.overrides.get(key)
+        found = UNKNOWN if override is None else from_override(override, convert)
         if found.line or fallback is None or not self.stock:
             return found
-        return default(fallback, f"{key}={fallback} (verl's default)")
+        return _stock_default(key, fallback)
 
     def run(self) -> Run:
         per_node = self.get("trainer.n_gpus_per_node", as_int, 8)
@@ -298,6 +300,12 @@ class _Reader:
         return found
 
 
+@functools.lru_cache(maxsize=256, typed=True)
+def _stock_default(key: str, fallback: T) -> Found[T]:
+    """verl's default for a key, made once per key: a script leaves some thirty unwritten, on lint's per-row path."""
+    return default(fallback, f"{key}={fallback} (verl's default)")
+
+
 def _product(a: Found[int], b: Found[int]) -> int | None:
     return a.value * b.value if a.value is not None and b.value is not None else None
 
@@ -324,7 +332,7 @@ def _offload_mode(policy: Found[bool], params: Found[bool], optimizer: Found[boo
 
 
 def _with(run: Run, problems: list[Problem]) -> Run:
-    return replace(run, problems=tuple(problems))
+    return changed(run, problems=tuple(problems))
 
 
 __all__ = ["NAME", "STOCK_CONFIGS", "STOCK_ENTRY_POINTS", "claims", "read"]
