@@ -53,11 +53,9 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
     and the name are both measured against the script, never the script against them.
     """
     filename = entry.script_name
-    want = naming.expected(
-        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
-    )
     parsed, problem = naming.parse(filename)
     if parsed is None:
+        want = _wanted(entry, filename)
         return [
             row_diagnostic(
                 entry,
@@ -81,11 +79,13 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
         "infer": parsed.infer,
     }
     field_of = {"task": "task", "gpunums": "gpus", "device": "device", "train": "train", "infer": "infer"}
-    found = []
+    found: list[Diagnostic] = []
+    differ = [(name, value) for name, value in row.items() if value.lower() != got[name]]
+    if not differ:
+        return found  # most rows: the name needs no advice, so none is made
+    want = _wanted(entry, filename)
     want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
-    for name, value in row.items():
-        if value.lower() == got[name]:
-            continue
+    for name, value in differ:
         runs = _script_runs(settings, name)
         if runs is None:
             advice = f"fix the row, or rename the script to '{want_named.filename}'"
@@ -112,6 +112,13 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
             )
         )
     return found
+
+
+def _wanted(entry: Entry, filename: str) -> naming.ScriptName:
+    """The name the row's values call for, keeping the model part the script's name has."""
+    return naming.expected(
+        naming.model_field(filename, entry.model), entry.task, entry.gpus, entry.device, entry.train, entry.infer
+    )
 
 
 #: A rule's field -> the row field it is compared with.

@@ -6,6 +6,7 @@ a new script's name to scaffold its row), so the rule is spelled out once.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -36,8 +37,12 @@ def slug(text: str) -> str:
     return out or "x"
 
 
+@functools.lru_cache(maxsize=1024)
 def parse(filename: str) -> tuple[ScriptName | None, str | None]:
-    """Split a file name by the rule: (fields, None) or (None, what breaks the rule)."""
+    """Split a file name by the rule: (fields, None) or (None, what breaks the rule).
+
+    Remembered for the last names asked: the checks of one row ask up to three times.
+    """
     if not filename.endswith(".sh"):
         return None, f"'{filename}' does not end in .sh"
     stem = filename[: -len(".sh")]

@@ -140,6 +140,14 @@ class Row:
     infer: str
 
 
+_READ: tuple[tuple[str, str, Any, bool, tuple[float, float] | None], ...] = tuple(
+    (name, field_name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name))
+    for name, field_name in FROM_RUN.items()
+)
+""":data:`FROM_RUN` with what each setting needs looked up, once: (plan field, Run field, silent
+value, a framework mechanism?, bounds); :func:`plan_for_row` walks it for every row."""
+
+
 def architecture_for(row: Row, run: Run | None) -> Architecture | None:
     """The row's model shape: bundled by hub id, the script's model or the row's name; else its size label alone."""
     for name in (row.model_id, run.model.value if run else None, row.model):
@@ -163,19 +171,18 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     values: dict[str, Any] = {}
     floor_values: list[tuple[str, Any]] = []
     framework = (run.framework or "").lower()
-    for name, field_name in FROM_RUN.items():
+    for name, field_name, least, mechanism, bounds in _READ:
         found: Found[Any] = getattr(run, field_name)
         value = found.value
-        least = SILENT[name][0]
-        if found.origin is Origin.FRAMEWORK_DEFAULT and name not in FRAMEWORK_MECHANISMS and value != least:
+        if found.origin is Origin.FRAMEWORK_DEFAULT and not mechanism and value != least:
             floor_values.append((name, least))
         if value is None and name == "offload_mode" and framework in VERL_FRAMEWORKS:
             value = "phase"  # the framework's own default, not an assumption
-        if value is not None and not _fits(name, value):
+        if value is not None and bounds is not None and not _within(value, bounds):
             ignored.append(f"{name}={str(value)[:20]}")
             value = None
         if value is None:
-            value = SILENT[name][0]
+            value = least
             assumed.append(name)
         values[name] = value
     engine_gpus = row.gpus
@@ -225,8 +232,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
 
 def _fits(name: str, value: object) -> bool:
     bounds = BOUNDS.get(name)
-    if bounds is None:
-        return True
+    return bounds is None or _within(value, bounds)
+
+
+def _within(value: object, bounds: tuple[float, float]) -> bool:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return bounds[0] <= value <= bounds[1]

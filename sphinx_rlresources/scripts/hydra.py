@@ -25,8 +25,14 @@ KEY_RE = re.compile(r"(\+\+|\+|~)?([A-Za-z_][A-Za-z0-9_\-]*(?:[./@][A-Za-z0-9_\-
 
 def _key_of(field: Field) -> tuple[str, str] | None:
     """(key, raw) when the field's literal start is ``key=``: keys are always written out."""
-    lead = ""
-    for part in field.word.parts:
+    parts = field.word.parts
+    first = parts[0] if parts else None
+    if type(first) is Lit and "=" in first.text:  # most arguments: key=... starts with literal text
+        lead = first.text
+        parts = ()
+    else:
+        lead = ""
+    for part in parts:
         if not isinstance(part, Lit):
             break
         lead += part.text
@@ -125,7 +131,9 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
     problems = []
     parts = field.word.parts
     bare = None
-    if all(isinstance(p, Lit) for p in parts):
+    if len(parts) == 1 and type(parts[0]) is Lit:  # most arguments: one run of literal text
+        bare = parts[0].text.split("=", 1)[1]
+    elif all(isinstance(p, Lit) for p in parts):
         bare = "".join(p.text for p in parts if isinstance(p, Lit)).split("=", 1)[1]
     if bare and bare in set_names and NAME_RE.fullmatch(bare) and _looks_like_a_variable(key, bare):
         problems.append(

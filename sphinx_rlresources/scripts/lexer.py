@@ -13,7 +13,13 @@ from typing import NamedTuple
 from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_PARAMETER_CHARS, NAME_RE
 
 LITERAL_RUN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
-BLANKS = re.compile(r"[ \t\r\f\v]+")
+QUICK = re.compile(
+    r"(?P<blank>[ \t\r\f\v]+)|(?P<continued>\\\n)"
+    r"|(?P<plain>[^\s;&|()<>\\'\"$`#][^\s;&|()<>\\'\"$`]*(?=[ \t\r\f\v\n;&|<>)]|\Z))"
+)
+"""What most of a launcher is, one match each: blanks, a line continuation, a word that is
+one literal run (a ``#`` at a word's start is a comment, inside it is text; a ``(`` after
+it makes an array or a function, which :meth:`Lexer.word` reads)."""
 PLAIN_WORD = re.compile(r"[^\s;&|()<>\\'\"$`]+(?=[ \t\r\f\v\n;&|<>)]|\Z)")
 """A word that is one literal run, ended by a blank, an operator or the end (not ``(``: ``X=(`` is an array)."""
 _SUBSCRIPT = re.compile(r"\[(@|\*|[0-9]{1,6})\]")
@@ -134,18 +140,25 @@ class Lexer:
         text = self.text
         n = len(text)
         while self.pos < n:
+            quick = QUICK.match(text, self.pos)  # most of a launcher: blanks, continuations, plain words
+            if quick is not None:
+                kind, end = quick.lastgroup, quick.end()
+                if kind == "plain":
+                    out.append(Word((Lit(quick.group(), False),), quick.group(), self.line, end))
+                elif kind == "continued":
+                    self.line += 1
+                self.pos = end
+                continue
             c = text[self.pos]
-            if c in " \t\r\f\v":
-                self.pos = BLANKS.match(text, self.pos).end()  # type: ignore[union-attr] # c is one
-            elif c == "\\" and text.startswith("\\\n", self.pos):
-                self._advance_to(self.pos + 2)
-            elif c == "#":
+            if c == "#":
                 end = text.find("\n", self.pos)
                 self.pos = n if end < 0 else end
             elif c == "\n":
                 out.append(Op("\n", self.line))
-                self._advance_to(self.pos + 1)
-                self._skip_heredocs()
+                self.line += 1
+                self.pos += 1
+                if self.heredocs:
+                    self._skip_heredocs()
             elif c in "<>" or (c == "&" and text.startswith(">", self.pos + 1)):
                 self._redirection(out)
             elif c in ";&|()":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sphinx_rlresources.scripts.shell import INT_RE
 
@@ -12,9 +13,8 @@ STOCK_ENTRY_POINTS = frozenset({"verl.trainer.main_ppo", "verl/trainer/main_ppo.
 """The trainers whose default config is ``ppo_trainer``."""
 
 
-@dataclass(frozen=True)
-class Override:
-    """One ``key=value`` argument of the trainer command.
+class Override(NamedTuple):
+    """One ``key=value`` argument of the trainer command (a named tuple: a script has dozens, each row's).
 
     ``value`` is the value after shell expansion, or None when any part of it is unknown;
     ``tail`` is the known text after the last unknown part (all of it when known), so
