@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+from inspect import signature
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,10 @@ from helpers import built
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
-from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.estimator.plan import Estimate, Plan
 from sphinx_rlresources.safe.frozen import changed
-from sphinx_rlresources.scripts.run import Problem
+from sphinx_rlresources.scripts.frameworks import read_file
+from sphinx_rlresources.scripts.run import Found, Origin, Problem
 from sphinx_rlresources.sphinxext import deferred
 from sphinx_rlresources.sphinxext import table as directive
 
@@ -262,5 +263,25 @@ def test_only_records_that_are_their_dict_are_copied() -> None:
         a: int
 
     for record in (Computed(1), Mutable(1), Estimate("floor")):
-        with pytest.raises(TypeError, match="use dataclasses.replace"):
+        with pytest.raises(TypeError, match=r"use dataclasses\.replace"):
             changed(record, a=2)
+
+
+def test_a_found_is_built_with_exactly_its_fields() -> None:
+    # Found writes its fields in one store instead of the dataclass's own __init__: the two
+    # lists of names must stay the same, or a new field would silently never be set.
+    assert list(signature(Found.__init__).parameters)[1:] == [f.name for f in dataclasses.fields(Found)]
+    made = Found(3, Origin.SET, 2, "x=3", "a.sh", "3")
+    assert dataclasses.asdict(made) == {
+        "value": 3,
+        "origin": Origin.SET,
+        "line": 2,
+        "written": "x=3",
+        "file": "a.sh",
+        "tail": "3",
+    }
+    assert made == Found(3, Origin.SET, 2, "x=3", "a.sh", "3") and hash(made) == hash(
+        Found(3, Origin.SET, 2, "x=3", "a.sh", "3")
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.value = 4  # type: ignore[misc]

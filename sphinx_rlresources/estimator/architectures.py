@@ -118,7 +118,17 @@ class Architecture:
 
     def params(self, active: bool = False) -> int:
         """Every parameter (or, for a mixture of experts, those one token uses)."""
-        return _count(self, active)
+        return self._active_params if active else self._all_params
+
+    # A load checks thousands of rows against a dozen shapes: each shape counts itself once
+    # (kept on the instance, so no call hashes its thirty fields to find the count).
+    @functools.cached_property
+    def _all_params(self) -> int:
+        return self._count(False)
+
+    @functools.cached_property
+    def _active_params(self) -> int:
+        return self._count(True)
 
     def _count(self, active: bool) -> int:
         if self.size_only:
@@ -137,8 +147,9 @@ class Architecture:
         return 0 if self.size_only else self.vocab * self.hidden * (1 if self.tied else 2)
 
     def largest_layer_params(self) -> int:
-        return _largest(self)
+        return self._largest
 
+    @functools.cached_property
     def _largest(self) -> int:
         if self.size_only:
             return 0
@@ -201,20 +212,15 @@ class Architecture:
         heads_here = max(1, self.kv_heads // tp) if tp <= self.kv_heads else 1
         return 2 * self.layers * heads_here * self.dim * dtype_bytes
 
+    @functools.cached_property
+    def _divisors(self) -> tuple[int, ...]:
+        """Tensor-parallel sizes the heads allow: dividing the query heads, and the KV heads or a multiple of them."""
+        kv = self.kv_heads
+        return tuple(t for t in range(1, self.heads + 1) if self.heads % t == 0 and (kv % t == 0 or t % kv == 0))
+
     def tp_choices(self, limit: int) -> list[int]:
         """Tensor-parallel sizes up to ``limit`` that divide the attention heads (and KV heads, if more)."""
-        return [t for t in _divisors(self) if t <= limit]
-
-
-# A load checks thousands of rows against a dozen shapes: count each shape once.
-@functools.lru_cache(maxsize=256)
-def _count(arch: Architecture, active: bool) -> int:
-    return arch._count(active)
-
-
-@functools.lru_cache(maxsize=256)
-def _largest(arch: Architecture) -> int:
-    return arch._largest()
+        return [t for t in self._divisors if t <= limit]
 
 
 @functools.lru_cache(maxsize=256)
@@ -240,13 +246,6 @@ def normal_targets(targets: str) -> frozenset[str]:
 def unknown_targets(targets: str) -> list[str]:
     """The names of ``targets`` that are no linear layer of any model counted here (empty for ``all-linear``)."""
     return sorted(normal_targets(targets) - _EVERY_MODULE)
-
-
-@functools.lru_cache(maxsize=256)
-def _divisors(arch: Architecture) -> tuple[int, ...]:
-    """Tensor-parallel sizes the heads allow: dividing the query heads, and the KV heads or a multiple of them."""
-    kv = arch.kv_heads
-    return tuple(t for t in range(1, arch.heads + 1) if arch.heads % t == 0 and (kv % t == 0 or t % kv == 0))
 
 
 def _qwen25(

@@ -117,6 +117,8 @@ def _config_name(command: Command) -> tuple[str | None, int]:
     found: tuple[str | None, int] = (None, 0)
     for index, field in enumerate(fields):
         text = field.value or ""
+        if not (text or field.word.raw).startswith("-"):
+            continue  # only an option names the config
         for flag in ("--config-name", "-cn"):
             if text == flag and index + 1 < len(fields):
                 found = (fields[index + 1].value, fields[index + 1].line)

@@ -360,14 +360,17 @@ class Interpreter(Expander):
     @staticmethod
     def _literal(word: Word) -> str | None:
         """The word's text when it has no expansion at all."""
-        if all(isinstance(p, Lit) for p in word.parts):
+        parts = word.parts
+        if len(parts) == 1 and type(parts[0]) is Lit:  # most words
+            return parts[0].text
+        if all(isinstance(p, Lit) for p in parts):
             return "".join(p.text for p in word.parts if isinstance(p, Lit))
         return None
 
     @staticmethod
     def _assignment(word: Word) -> tuple[str, bool, tuple[Part, ...]] | None:
         """(name, append, value parts) for ``NAME=value`` / ``NAME+=value``."""
-        if not word.parts or not isinstance(word.parts[0], Lit) or word.parts[0].quoted:
+        if not word.parts or not isinstance(word.parts[0], Lit) or word.parts[0].quoted or "=" not in word.raw:
             return None
         match = ASSIGN_RE.match(word.parts[0].text)
         if not match:

@@ -43,7 +43,7 @@ class Origin(str, enum.Enum):
     """Not known at all."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Found(Generic[T]):
     """One setting: its value, where it came from, and how.
 
@@ -60,6 +60,19 @@ class Found(Generic[T]):
     file: str = ""
     tail: str = ""
     """When the value is unknown: its known end (``$ROOT/models/Qwen2.5-7B`` keeps ``/models/Qwen2.5-7B``)."""
+
+    def __init__(
+        self,
+        value: T | None = None,
+        origin: Origin = Origin.UNKNOWN,
+        line: int = 0,
+        written: str = "",
+        file: str = "",
+        tail: str = "",
+    ) -> None:
+        # One store instead of six frozen setattrs: a reading makes a Found per setting, for every row.
+        fields = {"value": value, "origin": origin, "line": line, "written": written, "file": file, "tail": tail}
+        object.__setattr__(self, "__dict__", fields)
 
     @property
     def known(self) -> bool:

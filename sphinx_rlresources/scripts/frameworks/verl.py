@@ -191,7 +191,7 @@ class _Reader:
             free_cache_engine=self.get(f"{R}.free_cache_engine", as_bool, True),
             max_num_seqs=self.get(f"{R}.max_num_seqs", as_int, 1024),
             deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
-            variables=dict(self.s.variables),
+            variables=self.s.variables,  # made for this reading by read_hydra: not shared
         )
         problems = list(self._problems()) + common_problems(run, self.reading, self.s)
         return _with(run, problems)
