@@ -220,6 +220,8 @@ class Expander:
         parts = word.parts
         if len(parts) == 1:
             part = parts[0]
+            if type(part) is Lit and len(part.text) <= MAX_VALUE_CHARS and self.spend(2):  # most words: as written
+                return [Field(part.text, part.text, word, NOTHING_MISSING, "set", self.source_name)]
             if isinstance(part, Var) and part.subscript in ("@", "*") and part.name in self.arrays:
                 items = self._elements(part)
                 return items if part.quoted else [f for item in items for f in _split(item)]

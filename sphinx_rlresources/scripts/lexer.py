@@ -14,12 +14,13 @@ from sphinx_rlresources.scripts.shell import ASSIGN_RE, MAX_NESTING, MAX_PARAMET
 
 LITERAL_RUN = re.compile(r"[^\s;&|()<>\\'\"$`]+")
 QUICK = re.compile(
-    r"(?P<blank>[ \t\r\f\v]+)|(?P<continued>\\\n)"
-    r"|(?P<plain>[^\s;&|()<>\\'\"$`#][^\s;&|()<>\\'\"$`]*(?=[ \t\r\f\v\n;&|<>)]|\Z))"
+    r"(?P<plain>[^\s;&|()<>\\'\"$`#][^\s;&|()<>\\'\"$`]*(?=[ \t\r\f\v\n;&|<>)]|\Z))?"
+    r"(?P<gap>(?:[ \t\r\f\v]|\\\n)*)"
 )
-"""What most of a launcher is, one match each: blanks, a line continuation, a word that is
-one literal run (a ``#`` at a word's start is a comment, inside it is text; a ``(`` after
-it makes an array or a function, which :meth:`Lexer.word` reads)."""
+"""What most of a launcher is, one match each: a word that is one literal run, and the
+blanks and line continuations after it (either may be empty).  A ``#`` at a word's start
+is a comment, inside it is text; a ``(`` after it makes an array or a function, and a
+``\\`` a word that goes on, which :meth:`Lexer.word` reads."""
 PLAIN_WORD = re.compile(r"[^\s;&|()<>\\'\"$`]+(?=[ \t\r\f\v\n;&|<>)]|\Z)")
 """A word that is one literal run, ended by a blank, an operator or the end (not ``(``: ``X=(`` is an array)."""
 _SUBSCRIPT = re.compile(r"\[(@|\*|[0-9]{1,6})\]")
@@ -140,14 +141,14 @@ class Lexer:
         text = self.text
         n = len(text)
         while self.pos < n:
-            quick = QUICK.match(text, self.pos)  # most of a launcher: blanks, continuations, plain words
-            if quick is not None:
-                kind, end = quick.lastgroup, quick.end()
-                if kind == "plain":
-                    out.append(Word((Lit(quick.group(), False),), quick.group(), self.line, end))
-                elif kind == "continued":
-                    self.line += 1
-                self.pos = end
+            quick = QUICK.match(text, self.pos)  # most of a launcher: plain words, blanks, continuations
+            if quick is not None and quick.end() > self.pos:
+                plain, gap = quick.group("plain", "gap")
+                if plain:
+                    out.append(Word((Lit(plain, False),), plain, self.line, quick.end("plain")))
+                if gap:
+                    self.line += gap.count("\n")
+                self.pos = quick.end()
                 continue
             c = text[self.pos]
             if c == "#":
