@@ -26,9 +26,9 @@ from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.estimator.plan import Estimate, Plan
-from sphinx_rlresources.safe.frozen import changed
+from sphinx_rlresources.safe.frozen import changed, stored_at_once
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.run import Found, Origin, Problem
+from sphinx_rlresources.scripts.run import Found, Origin, Problem, Run
 from sphinx_rlresources.sphinxext import deferred
 from sphinx_rlresources.sphinxext import table as directive
 
@@ -285,3 +285,65 @@ def test_a_found_is_built_with_exactly_its_fields() -> None:
     )
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.value = 4  # type: ignore[misc]
+
+
+def _record_classes() -> tuple[type, type]:
+    @dataclasses.dataclass(frozen=True)
+    class Plain:
+        name: str
+        count: int
+        tags: list[str] = dataclasses.field(default_factory=list)
+        note: str = ""
+
+    @stored_at_once
+    @dataclasses.dataclass(frozen=True)
+    class Quick:
+        name: str
+        count: int
+        tags: list[str] = dataclasses.field(default_factory=list)
+        note: str = ""
+
+    return Plain, Quick
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [(("a", 1), {}), (("a",), {"count": 2, "note": "n"}), ((), {"name": "a", "count": 3, "tags": ["x"]})],
+)
+def test_a_record_stored_at_once_is_the_one_its_dataclass_makes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    plain, quick = _record_classes()
+    made = quick(*args, **kwargs)
+    assert dataclasses.asdict(made) == dataclasses.asdict(plain(*args, **kwargs))
+    assert made == quick(*args, **kwargs) and hash(made.name) == hash(quick(*args, **kwargs).name)
+    if "tags" not in kwargs:
+        assert made.tags is not quick(*args, **kwargs).tags  # a fresh default for each record
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.note = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (("a", 1, [], "n", "extra"), {}, "takes 4 arguments but 5 were given"),
+        (("a", 1), {"colour": "red"}, "unexpected argument colour"),
+        (("a", 1), {"name": "b"}, "multiple values"),
+        (("a",), {}, "missing count"),
+    ],
+)
+def test_a_record_stored_at_once_refuses_what_its_dataclass_refuses(
+    args: tuple[Any, ...], kwargs: dict[str, Any], message: str
+) -> None:
+    plain, quick = _record_classes()
+    with pytest.raises(TypeError):
+        plain(*args, **kwargs)
+    with pytest.raises(TypeError, match=message):
+        quick(*args, **kwargs)
+
+
+def test_the_large_records_are_stored_at_once_and_still_equal() -> None:
+    run = read_file("python3 -m verl.trainer.main_ppo trainer.nnodes=2\n", "run.sh", None, None)
+    assert run == dataclasses.replace(run) and run.variables is not Run().variables
+    plan = Plan("grpo", 8, "H100", 80.0, rollout_n=4)
+    assert dataclasses.asdict(plan) == {**dataclasses.asdict(Plan("grpo", 8, "H100", 80.0)), "rollout_n": 4}
+    with pytest.raises(TypeError, match=r"not a frozen dataclass"):
+        stored_at_once(Estimate)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sphinx_rlresources.core.diagnostics import Diagnostic
+from sphinx_rlresources.safe.frozen import stored_at_once
 
 _SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
 _EXPERTS_RE = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([KMBT])$", re.IGNORECASE)
@@ -92,6 +93,7 @@ class SourceRef:
     """``entries[3]``: the row's place in its file, for diagnostics that name a field."""
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class Entry:
     """One row of a resource table."""

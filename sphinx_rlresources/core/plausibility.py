@@ -30,12 +30,13 @@ def estimate_row(entry: Entry, run: Run | None) -> Result | None:
     ``run`` is what the row's script asks for, as the framework adapters read it (None:
     the script was not read, and every setting takes the estimator's silent value).
     """
-    gib = device_memory(entry.device)
-    arch = architecture_for(row_of(entry), run)
+    device = canonical(entry.device)
+    gib = device_memory(device) if device else None
+    row = row_of(entry)
+    arch = architecture_for(row, run)
     if gib is None or arch is None:
         return None
-    device = canonical(entry.device) or entry.device
-    return estimate(arch, plan_for_row(row_of(entry), run, device, gib))
+    return estimate(arch, plan_for_row(row, run, device or entry.device, gib))
 
 
 def check_row(entry: Entry, found: Result | None) -> Diagnostic | None:

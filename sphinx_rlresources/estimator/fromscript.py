@@ -15,6 +15,8 @@ Values outside their bounds (:data:`BOUNDS`) are estimated as if not given, and 
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,12 +142,13 @@ class Row:
     infer: str
 
 
-_READ: tuple[tuple[str, str, Any, bool, tuple[float, float] | None], ...] = tuple(
-    (name, field_name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name))
-    for name, field_name in FROM_RUN.items()
+_READ: tuple[tuple[str, Any, bool, tuple[float, float] | None], ...] = tuple(
+    (name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name)) for name in FROM_RUN
 )
-""":data:`FROM_RUN` with what each setting needs looked up, once: (plan field, Run field, silent
-value, a framework mechanism?, bounds); :func:`plan_for_row` walks it for every row."""
+""":data:`FROM_RUN`'s plan fields with what each needs looked up, once: (plan field, silent value,
+a framework mechanism?, bounds); :func:`plan_for_row` walks it for every row."""
+_SETTINGS_OF: Callable[[Run], tuple[Found[Any], ...]] = operator.attrgetter(*FROM_RUN.values())
+"""The Run's settings in :data:`FROM_RUN`'s order, fetched in one call."""
 
 
 def architecture_for(row: Row, run: Run | None) -> Architecture | None:
@@ -171,17 +174,19 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     values: dict[str, Any] = {}
     floor_values: list[tuple[str, Any]] = []
     framework = (run.framework or "").lower()
-    for name, field_name, least, mechanism, bounds in _READ:
-        found: Found[Any] = getattr(run, field_name)
+    if run.offload_mode.value is None and framework in VERL_FRAMEWORKS:
+        values["offload_mode"] = "phase"  # the framework's own default, not an assumption
+    for (name, least, mechanism, bounds), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
         if found.origin is Origin.FRAMEWORK_DEFAULT and not mechanism and value != least:
             floor_values.append((name, least))
-        if value is None and name == "offload_mode" and framework in VERL_FRAMEWORKS:
-            value = "phase"  # the framework's own default, not an assumption
-        if value is not None and bounds is not None and not _within(value, bounds):
-            ignored.append(f"{name}={str(value)[:20]}")
-            value = None
         if value is None:
+            if name not in values:
+                values[name] = least
+                assumed.append(name)
+            continue
+        if bounds is not None and not _within(value, bounds):
+            ignored.append(f"{name}={str(value)[:20]}")
             value = least
             assumed.append(name)
         values[name] = value

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
-from sphinx_rlresources.safe.frozen import changed
+from sphinx_rlresources.safe.frozen import changed, stored_at_once
 
 GIB = float(2**30)
 MARGIN = 0.10
@@ -57,6 +57,7 @@ def known_task(task: str) -> bool:
     return algorithm_of(task) in ALGORITHMS
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class Plan:
     """A run's settings, every one decided (:mod:`.fromscript` fills what a script leaves silent).

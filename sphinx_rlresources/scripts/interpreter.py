@@ -150,10 +150,12 @@ class Interpreter(Expander):
                 case = self.cases[-1]
                 case.running, case.in_pattern, case.patterns = False, True, []
                 continue
-            self.command(words, after)
-            words = []
+            if words:  # a blank line or a bare operator: no command to run
+                self.command(words, after)
+                words = []
             after = token.text
-        self.command(words, after)
+        if words:
+            self.command(words, after)
 
     def _pattern(self, words: list[Word], op: str) -> bool:
         """Collect a case branch's patterns; at ``)`` decide whether its body runs.

@@ -26,6 +26,8 @@ PLAIN_WORD = re.compile(r"[^\s;&|()<>\\'\"$`]+(?=[ \t\r\f\v\n;&|<>)]|\Z)")
 _SUBSCRIPT = re.compile(r"\[(@|\*|[0-9]{1,6})\]")
 MAX_ARRAY_CHARS = 200_000
 """A longer ``A=( ... )`` is unknown unread (a launcher's arrays are a few KiB)."""
+_PLAIN_PARAMETER = re.compile(r"[^{}'\"\\`\n]*")
+"""The inside of a ``${...}`` with no quote, escape, nested brace or line break: its ``}`` is the first one."""
 PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
 
 
@@ -312,7 +314,11 @@ class Lexer:
             self._advance_to(self._matching(self.pos + 1, "(", ")"))
             parts.append(Opaque("command", quoted))
         elif nxt == "{":
-            end = self._matching(self.pos + 1, "{", "}")
+            close = text.find("}", self.pos + 2)
+            if close >= 0 and _PLAIN_PARAMETER.fullmatch(text, self.pos + 2, close):
+                end = close + 1  # ${NAME}, ${NAME:-1}: nothing inside that could hide a brace
+            else:
+                end = self._matching(self.pos + 1, "{", "}")
             inner = text[self.pos + 2 : end - 1] if text[end - 1 : end] == "}" else ""
             line = self.line
             self._advance_to(end)

@@ -21,6 +21,8 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar
 
+from sphinx_rlresources.safe.frozen import stored_at_once
+
 T = TypeVar("T", covariant=True)
 
 
@@ -140,6 +142,7 @@ class Role:
     """The role whose GPUs this one shares (``trainer``), or empty for GPUs of its own."""
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class Run:
     """What one launch script or recipe config asks for, as far as it can be known.
