@@ -241,9 +241,8 @@ def _fits(name: str, value: object) -> bool:
 
 
 def _within(value: object, bounds: tuple[float, float]) -> bool:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return bounds[0] <= value <= bounds[1]
+    """A number (a bool is none here) within the bounds."""
+    return type(value) in (int, float) and bounds[0] <= value <= bounds[1]  # type: ignore[operator]
 
 
 def _rollout_gpus(run: Run, gpus: int) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
 from sphinx_rlresources.safe.frozen import changed, stored_at_once
@@ -173,8 +173,9 @@ class Plan:
         return changed(self, gpus=gpus)
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
+    """One amount of memory: where it sits and what it is (a named tuple: an estimate has dozens)."""
+
     phase: str
     """``resident`` (on the trainer's GPUs in every moment), ``train``, ``rollout``, ``engine``
     (the rollout engine's claim) or ``host`` (per node)."""
@@ -186,8 +187,7 @@ class Term:
         return self.bytes / GIB
 
 
-@dataclass(frozen=True)
-class Moment:
+class Moment(NamedTuple):
     """Tensors on a GPU at the same time, beside what is resident."""
 
     phase: str
