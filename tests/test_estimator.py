@@ -572,3 +572,29 @@ def test_megatrons_default_parallelism_is_a_default_too() -> None:
     assert found is not None and (found.plan.train_tp, found.plan.train_pp) == (1, 1)
     assert dict(found.plan.floor_values)["train_tp"] == 8 and dict(found.plan.floor_values)["train_pp"] == 13
     assert found.verdict == "likely-oom" and check_row(row, found) is None
+
+
+@pytest.mark.parametrize(
+    ("model", "task", "gpus", "device", "verdict"),
+    [
+        ("Qwen/Qwen2.5-7B", "GRPO", 8, "H100", "fits"),
+        ("Qwen/Qwen2.5-14B", "GRPO", 1, "H100", "likely-oom"),
+        ("Qwen/Qwen2.5-72B", "GRPO", 1, "H100", "does-not-fit"),
+    ],
+)
+def test_what_a_table_keeps_of_an_estimate_says_what_the_estimate_says(
+    model: str, task: str, gpus: int, device: str, verdict: str
+) -> None:
+    arch = bundled(model)
+    assert arch is not None
+    found = estimate(
+        arch, plan_for_row(Row(model, model, "7B", task, gpus, "fsdp", "vllm"), None, device, DEVICES[device])
+    )
+    kept = found.kept()
+    assert (kept.floor_gib, kept.impossible, kept.expected_gib, kept.verdict) == (
+        found.floor_gib,
+        found.impossible,
+        found.expected_gib,
+        found.verdict,
+    )
+    assert kept.verdict == verdict

@@ -306,7 +306,7 @@ def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:
     found = plausibility.estimate_row(entry, run)
     if found is None:
         return
-    dataset.estimates[entry.source] = found
+    dataset.estimates[entry.source] = found.kept()  # the figures, not every term: 10,000 rows are kept
     problem = plausibility.check_row(entry, found)
     if problem is not None:
         dataset.diagnostics.append(problem)

@@ -41,6 +41,7 @@ __all__ = [
     "TRAIN_BACKENDS",
     "VERDICTS",
     "Estimate",
+    "Kept",
     "Moment",
     "Plan",
     "Result",
@@ -68,12 +69,16 @@ class Result:
 
     @cached_property
     def expected(self) -> Estimate:
-        return build(self.arch, self.plan, self.rollout_tp, expected=True)
+        return _expected(self.arch, self.plan, self.rollout_tp)
 
     @property
     def impossible(self) -> bool:
         """``does-not-fit``, from the floor alone."""
         return bool(self.floor.problems) or self.floor.peak_gib > self.plan.device_gib or self._host_over(self.floor)
+
+    def kept(self) -> Kept:
+        """What a table keeps of this result for a row: its figures, without the floor's terms."""
+        return Kept(self.arch, self.plan, self.rollout_tp, self.floor_gib, self.impossible)
 
     @property
     def floor_gib(self) -> float:
@@ -97,17 +102,11 @@ class Result:
         return self.floor.problems
 
     def _host_over(self, found: Estimate) -> bool:
-        limit = self.plan.host_memory_gib
-        return limit is not None and found.host_gib > limit
+        return _host_over(self.plan, found)
 
     @property
     def verdict(self) -> str:
-        device = self.plan.device_gib
-        if self.impossible:
-            return "does-not-fit"
-        if self.expected.peak_gib > device or self._host_over(self.expected):
-            return "likely-oom"
-        return "tight" if self.expected.peak_gib > device * (1 - MARGIN) else "fits"
+        return _verdict(self.plan, self.impossible, self.expected)
 
     def limiting(self) -> tuple[str, Term | None]:
         """What limits the verdict: (the phase or ``host``, its largest term)."""
@@ -116,6 +115,53 @@ class Result:
             return "host", max(figure.host, key=lambda t: t.bytes, default=None)
         moment = figure.peak
         return (moment.name if moment else "resident"), figure.limiting()
+
+
+@dataclass
+class Kept:
+    """A row's estimate as the data set keeps it for the tables: the floor's figure and verdict, and
+    the expected peak built when first asked for.
+
+    A :class:`Result` holds the floor's every term (some thirty objects); a load of 10,000
+    rows kept them all, which doubled lint's memory and slowed every allocation after.
+    """
+
+    arch: Architecture
+    plan: Plan
+    rollout_tp: int
+    floor_gib: float
+    impossible: bool
+
+    @cached_property
+    def expected(self) -> Estimate:
+        return _expected(self.arch, self.plan, self.rollout_tp)
+
+    @property
+    def expected_gib(self) -> float:
+        return self.expected.peak_gib
+
+    @property
+    def verdict(self) -> str:
+        return _verdict(self.plan, self.impossible, self.expected)
+
+
+def _expected(arch: Architecture, plan: Plan, tp: int) -> Estimate:
+    return build(arch, plan, tp, expected=True)
+
+
+def _host_over(plan: Plan, found: Estimate) -> bool:
+    limit = plan.host_memory_gib
+    return limit is not None and found.host_gib > limit
+
+
+def _verdict(plan: Plan, impossible: bool, expected: Estimate) -> str:
+    """The one rule for a verdict: the floor decides ``does-not-fit``, the expected peak the others."""
+    device = plan.device_gib
+    if impossible:
+        return "does-not-fit"
+    if expected.peak_gib > device or _host_over(plan, expected):
+        return "likely-oom"
+    return "tight" if expected.peak_gib > device * (1 - MARGIN) else "fits"
 
 
 def rollout_tp(arch: Architecture, plan: Plan) -> int:
