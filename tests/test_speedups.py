@@ -288,22 +288,15 @@ def test_a_found_is_built_with_exactly_its_fields() -> None:
 
 
 def _record_classes() -> tuple[type, type]:
-    @dataclasses.dataclass(frozen=True)
-    class Plain:
-        name: str
-        count: int
-        tags: list[str] = dataclasses.field(default_factory=list)
-        note: str = ""
-
-    @stored_at_once
-    @dataclasses.dataclass(frozen=True)
-    class Quick:
-        name: str
-        count: int
-        tags: list[str] = dataclasses.field(default_factory=list)
-        note: str = ""
-
-    return Plain, Quick
+    """The same fields as a dataclass with its own ``__init__``, and with :func:`stored_at_once`'s."""
+    fields: list[Any] = [
+        ("name", str),
+        ("count", int),
+        ("tags", list[str], dataclasses.field(default_factory=list)),
+        ("note", str, dataclasses.field(default="")),
+    ]
+    plain = dataclasses.make_dataclass("Plain", fields, frozen=True)
+    return plain, stored_at_once(dataclasses.make_dataclass("Quick", fields, frozen=True))
 
 
 @pytest.mark.parametrize(

@@ -67,17 +67,26 @@ class Result:
     rollout_tp: int
     floor: Estimate
 
-    @cached_property
+    @property
     def expected(self) -> Estimate:
-        return _expected(self.arch, self.plan, self.rollout_tp)
+        return self.kept().expected
 
     @property
     def impossible(self) -> bool:
         """``does-not-fit``, from the floor alone."""
-        return bool(self.floor.problems) or self.floor.peak_gib > self.plan.device_gib or self._host_over(self.floor)
+        return (
+            bool(self.floor.problems) or self.floor.peak_gib > self.plan.device_gib or _host_over(self.plan, self.floor)
+        )
 
     def kept(self) -> Kept:
-        """What a table keeps of this result for a row: its figures, without the floor's terms."""
+        """What a table keeps of this result for a row: its figures, without the floor's terms.
+
+        The one place the expected peak and the verdict are made, for the result and the table alike.
+        """
+        return self._kept
+
+    @cached_property
+    def _kept(self) -> Kept:
         return Kept(self.arch, self.plan, self.rollout_tp, self.floor_gib, self.impossible)
 
     @property
@@ -86,7 +95,7 @@ class Result:
 
     @property
     def expected_gib(self) -> float:
-        return self.expected.peak_gib
+        return self.kept().expected_gib
 
     @property
     def peak_gib(self) -> float:
@@ -101,17 +110,14 @@ class Result:
     def problems(self) -> list[str]:
         return self.floor.problems
 
-    def _host_over(self, found: Estimate) -> bool:
-        return _host_over(self.plan, found)
-
     @property
     def verdict(self) -> str:
-        return _verdict(self.plan, self.impossible, self.expected)
+        return self.kept().verdict
 
     def limiting(self) -> tuple[str, Term | None]:
         """What limits the verdict: (the phase or ``host``, its largest term)."""
         figure = self.floor if self.verdict == "does-not-fit" else self.expected
-        if self._host_over(figure):
+        if _host_over(self.plan, figure):
             return "host", max(figure.host, key=lambda t: t.bytes, default=None)
         moment = figure.peak
         return (moment.name if moment else "resident"), figure.limiting()
@@ -134,7 +140,7 @@ class Kept:
 
     @cached_property
     def expected(self) -> Estimate:
-        return _expected(self.arch, self.plan, self.rollout_tp)
+        return build(self.arch, self.plan, self.rollout_tp, expected=True)
 
     @property
     def expected_gib(self) -> float:
@@ -142,26 +148,18 @@ class Kept:
 
     @property
     def verdict(self) -> str:
-        return _verdict(self.plan, self.impossible, self.expected)
-
-
-def _expected(arch: Architecture, plan: Plan, tp: int) -> Estimate:
-    return build(arch, plan, tp, expected=True)
+        """The one rule for a verdict: the floor decides ``does-not-fit``, the expected peak the others."""
+        device = self.plan.device_gib
+        if self.impossible:
+            return "does-not-fit"
+        if self.expected.peak_gib > device or _host_over(self.plan, self.expected):
+            return "likely-oom"
+        return "tight" if self.expected.peak_gib > device * (1 - MARGIN) else "fits"
 
 
 def _host_over(plan: Plan, found: Estimate) -> bool:
     limit = plan.host_memory_gib
     return limit is not None and found.host_gib > limit
-
-
-def _verdict(plan: Plan, impossible: bool, expected: Estimate) -> str:
-    """The one rule for a verdict: the floor decides ``does-not-fit``, the expected peak the others."""
-    device = plan.device_gib
-    if impossible:
-        return "does-not-fit"
-    if expected.peak_gib > device or _host_over(plan, expected):
-        return "likely-oom"
-    return "tight" if expected.peak_gib > device * (1 - MARGIN) else "fits"
 
 
 def rollout_tp(arch: Architecture, plan: Plan) -> int:

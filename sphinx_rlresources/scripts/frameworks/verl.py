@@ -104,8 +104,7 @@ class _Reader:
 
     def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
         """A key as written, else verl's default (only with a stock config)."""
-        override = self.s.overrides.get(key)
-        found = UNKNOWN if override is None else from_override(override, convert)
+        found = from_override(self.s.overrides.get(key), convert)
         if found.line or fallback is None or not self.stock:
             return found
         return _stock_default(key, fallback)
