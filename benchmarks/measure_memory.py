@@ -25,6 +25,12 @@ when a GPU was available.
 
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B Qwen3-0.6B --lora-rank 0 32
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B --lora-rank 0 --engine-fraction 0.3
+    python benchmarks/measure_memory.py --dry-run   # the same steps on the CPU, tiny: checks the script
+
+A run that does not fit is recorded as ``oom`` (an outcome, like the OOM reports of
+``memory_points.csv``) and the next one goes on.  ``context`` is what the device held
+before the model was built (the CUDA context and torch's kernels): it is part of every
+measured peak and of no estimate.
 """
 
 from __future__ import annotations
@@ -45,17 +51,19 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sphinx_rlresources.estimator.architectures import Architecture, bundled
+from sphinx_rlresources.estimator.devices import DEVICES
 from sphinx_rlresources.estimator.memory import GIB, Plan, Result, estimate
 
 
 class DevicePeak:
     """The most memory the device had in use while the block ran, sampled from NVML (or CUDA) in a thread."""
 
-    def __init__(self, index: int = 0, every: float = 0.001) -> None:
+    def __init__(self, index: int = 0, every: float = 0.001, *, cpu: bool = False) -> None:
         self.every = every
         self.peak = 0
+        self.cpu = cpu
         self._stop = threading.Event()
-        self._used = self._reader(index)
+        self._used = (lambda: 0) if cpu else self._reader(index)
 
     @staticmethod
     def _reader(index: int) -> Callable[[], int]:
@@ -79,19 +87,26 @@ class DevicePeak:
             self.peak = max(self.peak, self._used())
             time.sleep(self.every)
 
+    def synchronize(self) -> None:
+        if not self.cpu:
+            import torch
+
+            torch.cuda.synchronize()
+
+    def used(self) -> int:
+        self.synchronize()
+        return self._used()
+
     @contextmanager
     def watching(self) -> Iterator[DevicePeak]:
-        import torch
-
-        torch.cuda.synchronize()
-        self.peak = self._used()
+        self.peak = self.used()
         self._stop.clear()
         thread = threading.Thread(target=self._sample, daemon=True)
         thread.start()
         try:
             yield self
         finally:
-            torch.cuda.synchronize()
+            self.synchronize()
             self.peak = max(self.peak, self._used())
             self._stop.set()
             thread.join()
@@ -101,15 +116,34 @@ class DevicePeak:
 class Measured:
     model: str
     rank: int
+    micro_batch: int
     moment: str
     floor_gib: float
     expected_gib: float
-    device_gib: float
-    torch_gib: float
+    device_gib: float | None
+    """None: the run did not fit (``oom``)."""
+    torch_gib: float | None
+    context_gib: float
 
     @property
-    def ratio(self) -> float:
-        return self.expected_gib / self.device_gib if self.device_gib else 0.0
+    def ratio(self) -> float | None:
+        return self.expected_gib / self.device_gib if self.device_gib else None
+
+    def line(self) -> str:
+        def gib(value: float | None) -> str:
+            return "oom" if value is None else f"{value:.2f}"
+
+        ratio = "-" if self.ratio is None else f"{self.ratio:.2f}"
+        return (
+            f"{self.model:<14}{self.rank:>5}{self.micro_batch:>4}  {self.moment:<28}{self.floor_gib:>8.2f}"
+            f"{self.expected_gib:>10.2f}{gib(self.device_gib):>9}{gib(self.torch_gib):>8}{self.context_gib:>9.2f}{ratio:>9}"
+        )
+
+
+HEADER = (
+    f"{'model':<14}{'LoRA':>5}{'mb':>4}  {'moment':<28}{'floor':>8}{'expected':>10}{'device':>9}{'torch':>8}"
+    f"{'context':>9}{'exp/dev':>9}"
+)
 
 
 def transformers_config(arch: Architecture) -> Any:
@@ -131,7 +165,7 @@ def transformers_config(arch: Architecture) -> Any:
     return transformers.LlamaConfig(**common)
 
 
-def plan(arch: Architecture, rank: int, args: argparse.Namespace, device_gib: float) -> Plan:
+def plan(arch: Architecture, rank: int, micro_batch: int, args: argparse.Namespace, device_gib: float) -> Plan:
     """The estimator's plan for what this script runs: one GPU, no offload, no reference model."""
     return Plan(
         task="DAPO-LoRA" if rank else "DAPO",  # no reference model: one model, as measured
@@ -142,7 +176,7 @@ def plan(arch: Architecture, rank: int, args: argparse.Namespace, device_gib: fl
         param_bytes=4,
         prompt_length=args.prompt_length,
         response_length=args.response_length,
-        micro_batch=args.micro_batch,
+        micro_batch=micro_batch,
         remove_padding=False,  # every sequence at full length, as the batch below is
         update_entropy=True,
         memory_fraction=args.engine_fraction,
@@ -158,18 +192,79 @@ def moment_figures(found: Result, name: str) -> tuple[float, float]:
     return figures[0], figures[1]
 
 
+MOMENTS = ("the actor's log-prob pass", "the actor's update")
+
+
+def score_verl(logits: Any, ids: Any, responses: int) -> tuple[Any, Any]:
+    """Log-probs and entropy of the response tokens, as verl's FSDP actor scores a padded batch.
+
+    The idiom of verl's ``dp_actor._forward_micro_batch`` (without padding removal) and of
+    ``verl/utils/torch_functional.py`` when flash-attn's fused cross-entropy is absent: the
+    bf16 logits of the responses, log-probs one sequence at a time (``logprobs_from_logits_v2``)
+    and the entropy as ``logsumexp - sum(softmax * logits)`` (``entropy_from_logits``).
+    """
+    import torch
+
+    logits = logits[:, -responses - 1 : -1, :]
+    targets = ids[:, -responses:]
+    rows = [
+        torch.log_softmax(row, dim=-1).gather(-1, t.unsqueeze(-1)).squeeze(-1)
+        for row, t in zip(logits, targets, strict=True)
+    ]
+    probabilities = torch.softmax(logits, dim=-1)
+    entropy = torch.logsumexp(logits, dim=-1) - torch.sum(probabilities * logits, dim=-1)
+    return torch.stack(rows), entropy
+
+
+def score_fp32(logits: Any, ids: Any, responses: int) -> tuple[Any, Any]:
+    """Every token scored over an fp32 copy of the logits: the naive way, an upper reference."""
+    import torch
+
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+    entropy = -(logprobs.exp() * logprobs).sum(-1)
+    return logprobs.gather(-1, ids.unsqueeze(-1)).squeeze(-1), entropy
+
+
+def released() -> None:
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def measure_trainer(
-    arch: Architecture, rank: int, args: argparse.Namespace, peak: DevicePeak
-) -> dict[str, tuple[float, float]]:
-    """The device's and torch's peak in the log-prob pass and in the update, in GiB."""
+    arch: Architecture, rank: int, micro_batch: int, args: argparse.Namespace, peak: DevicePeak
+) -> dict[str, tuple[float, float] | None]:
+    """The device's and torch's peak in the log-prob pass and in the update, in GiB (None: out of memory)."""
+    import torch
+
+    where = "cpu" if peak.cpu else "cuda"
+    found: dict[str, tuple[float, float] | None] = dict.fromkeys(MOMENTS)
+    released()
+    try:
+        step(arch, rank, micro_batch, args, peak, where, found)
+    except torch.OutOfMemoryError:
+        pass  # the moments not reached stay None: this run does not fit
+    released()
+    return found
+
+
+def step(
+    arch: Architecture,
+    rank: int,
+    micro_batch: int,
+    args: argparse.Namespace,
+    peak: DevicePeak,
+    where: str,
+    found: dict[str, tuple[float, float] | None],
+) -> None:
     import torch
     import transformers
 
-    gc.collect()
-    torch.cuda.empty_cache()
-    with torch.device("cuda"):
+    with torch.device(where):
         model = transformers.AutoModelForCausalLM.from_config(
-            transformers_config(arch), torch_dtype=torch.float32, attn_implementation="sdpa"
+            transformers_config(arch), dtype=torch.float32, attn_implementation="sdpa"
         )
     model.gradient_checkpointing_enable()
     if rank:
@@ -177,38 +272,32 @@ def measure_trainer(
 
         target = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
         model = peft.get_peft_model(model, peft.LoraConfig(r=rank, target_modules=target))
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-6, fused=True)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=1e-6, fused=where == "cuda")
     tokens = args.prompt_length + args.response_length
-    ids = torch.randint(0, arch.vocab, (args.micro_batch, tokens), device="cuda")
-    found: dict[str, tuple[float, float]] = {}
+    ids = torch.randint(0, arch.vocab, (micro_batch, tokens), device=where)
+    allocated = torch.cuda.max_memory_allocated if where == "cuda" else (lambda: 0)
 
-    def scored(logits: Any, targets: Any) -> Any:
-        logprobs = torch.log_softmax(logits.float(), dim=-1)
-        entropy = -(logprobs.exp() * logprobs).sum(-1)
-        return logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1), entropy
-
+    scored = score_fp32 if args.scoring == "fp32" else score_verl
     # Optimizer states exist from the first step on: take one before measuring, as a run would.
-    with torch.autocast("cuda", dtype=torch.bfloat16):
+    with torch.autocast(where, dtype=torch.bfloat16):
         model(input_ids=ids[:, :8]).logits.float().mean().backward()
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
-    for name, train in (("the actor's log-prob pass", False), ("the actor's update", True)):
-        torch.cuda.reset_peak_memory_stats()
+    for name, train in zip(MOMENTS, (False, True), strict=True):
+        if where == "cuda":
+            torch.cuda.reset_peak_memory_stats()
         with peak.watching():
             context = torch.enable_grad() if train else torch.no_grad()
-            with context, torch.autocast("cuda", dtype=torch.bfloat16):
-                logprobs, entropy = scored(model(input_ids=ids).logits, ids)
+            with context, torch.autocast(where, dtype=torch.bfloat16):
+                logprobs, entropy = scored(model(input_ids=ids).logits, ids, args.response_length)
                 loss = -(logprobs.mean() + 0.001 * entropy.mean())
             if train:
                 loss.backward()
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
             del logprobs, entropy, loss
-        found[name] = (peak.peak / GIB, torch.cuda.max_memory_allocated() / GIB)
-    del model, optimizer, ids
-    gc.collect()
-    torch.cuda.empty_cache()
-    return found
+        found[name] = (peak.peak / GIB, allocated() / GIB)
 
 
 def measure_engine(arch: Architecture, args: argparse.Namespace, peak: DevicePeak) -> tuple[float, float]:
@@ -229,7 +318,7 @@ def measure_engine(arch: Architecture, args: argparse.Namespace, peak: DevicePea
                 max_model_len=args.prompt_length + args.response_length,
                 enforce_eager=True,
             )
-            prompts = [{"prompt_token_ids": [1] * args.prompt_length} for _ in range(args.micro_batch)]
+            prompts = [{"prompt_token_ids": [1] * args.prompt_length} for _ in range(args.micro_batch[0])]
             engine.generate(prompts, vllm.SamplingParams(max_tokens=args.response_length, ignore_eos=True))
         del engine
     gc.collect()
@@ -237,54 +326,137 @@ def measure_engine(arch: Architecture, args: argparse.Namespace, peak: DevicePea
     return peak.peak / GIB, torch.cuda.max_memory_allocated() / GIB
 
 
+def parser() -> argparse.ArgumentParser:
+    found = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    found.add_argument("--models", nargs="+", default=["Qwen2.5-0.5B", "Qwen2.5-1.5B", "Qwen3-0.6B"])
+    found.add_argument("--lora-rank", nargs="+", type=int, default=[0, 32])
+    found.add_argument("--prompt-length", type=int, default=512)
+    found.add_argument("--response-length", type=int, default=1024)
+    found.add_argument("--micro-batch", type=int, nargs="+", default=[1], help="sequences per pass (one run each)")
+    found.add_argument("--engine-fraction", type=float, help="also start vLLM at this gpu_memory_utilization")
+    found.add_argument("--device", help="the device table entry the GPU is (default: from the GPU's name)")
+    found.add_argument("--json", type=Path, help="also write the rows to this file")
+    found.add_argument("--csv", type=Path, help="also write each run as a row of memory_points.csv's format")
+    found.add_argument("--commit", default="not recorded", help="the commit measured, for the CSV's citation")
+    found.add_argument(
+        "--scoring",
+        choices=["verl", "fp32"],
+        default="verl",
+        help="verl: the responses' log-probs and entropy as verl's actor computes them (default);"
+        " fp32: every token over an fp32 copy of the logits",
+    )
+    found.add_argument("--dry-run", action="store_true", help="run the steps on the CPU at 16+16 tokens; no figures")
+    return found
+
+
+def the_gpu(args: argparse.Namespace, peak: DevicePeak) -> tuple[float, str]:
+    """The device's memory in GiB and its name; ``args.device`` set to its table entry."""
+    import torch
+
+    if args.dry_run:
+        args.device = args.device or "H100"
+        return 80.0, "the CPU (dry run)"
+    torch.cuda.init()
+    torch.empty(1, device="cuda")  # the context and torch's kernels, before any model
+    name = torch.cuda.get_device_name()
+    longest_first = sorted(DEVICES, key=len, reverse=True)  # an "H200" is no "H20"
+    args.device = args.device or next((d for d in longest_first if d.lower() in name.lower()), "H100")
+    return torch.cuda.get_device_properties(0).total_memory / GIB, name
+
+
+#: memory_points.csv's settings for what measure_trainer runs (one GPU, verl's FSDP actor
+#: keeping fp32 parameters, no engine on the GPU, no reference model, nothing offloaded).
+RUN_SETTINGS = {
+    "outcome": "ran", "counter": "device-trainer", "gpus": "1", "framework": "verl", "train": "fsdp",
+    "dynamic_batch": "false", "remove_padding": "false", "rollout_n": "1", "param_offload": "false",
+    "optimizer_offload": "false", "gradient_checkpointing": "true", "update_entropy": "true",
+    "fused_kernels": "false", "use_kl": "false", "critic": "false", "repository": "this repository",
+}  # fmt: skip
+
+
+def validation_rows(rows: list[Measured], args: argparse.Namespace, source: str, commit: str) -> list[dict[str, str]]:
+    """One memory_points.csv row per run that ran: the device's peak over the step's moments."""
+    runs: dict[tuple[str, int, int], list[Measured]] = {}
+    for r in rows:
+        if r.moment in MOMENTS:
+            runs.setdefault((r.model, r.rank, r.micro_batch), []).append(r)
+    found = []
+    for (model, rank, micro_batch), moments in runs.items():
+        if any(m.device_gib is None for m in moments):
+            continue  # out of memory: no peak to compare
+        top = max(moments, key=lambda m: m.device_gib or 0.0)
+        found.append({
+            **RUN_SETTINGS,
+            "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}",
+            "measured_gib": f"{top.device_gib:.2f}", "model": model, "task": "GRPO-LoRA" if rank else "GRPO",
+            "device": args.device, "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),
+            "train_batch": str(micro_batch), "mini_batch": str(micro_batch),
+            "prompt_length": str(args.prompt_length), "response_length": str(args.response_length),
+            "lora_rank": str(rank), "source": source, "commit": commit,
+            "note": f"{top.moment}; torch's max_memory_allocated {top.torch_gib:.2f} GiB;"
+            f" CUDA context {top.context_gib:.2f} GiB; scoring {args.scoring}",
+        })  # fmt: skip
+    return found
+
+
+def write_csv(path: Path, found: list[dict[str, str]]) -> None:
+    import csv
+
+    columns = (Path(__file__).parent / "memory_points.csv").read_text("utf-8").splitlines()[0].split(",")
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.DictWriter(stream, columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(found)
+
+
+def measure(args: argparse.Namespace, peak: DevicePeak, total: float, context: float) -> list[Measured]:
+    rows: list[Measured] = []
+    for model in args.models:
+        arch = bundled(model)
+        if arch is None:
+            print(f"{model}: not a bundled model", file=sys.stderr)
+            continue
+        for rank in args.lora_rank:
+            for micro_batch in args.micro_batch:
+                found = estimate(arch, plan(arch, rank, micro_batch, args, total))
+                for moment, measured in measure_trainer(arch, rank, micro_batch, args, peak).items():
+                    floor, expected = moment_figures(found, moment)
+                    device, allocated = measured or (None, None)
+                    rows.append(Measured(model, rank, micro_batch, moment, floor, expected, device, allocated, context))
+                    print(rows[-1].line(), flush=True)
+        if args.engine_fraction:
+            found = estimate(arch, plan(arch, 0, args.micro_batch[0], args, total))
+            device, allocated = measure_engine(arch, args, peak)
+            rows.append(Measured(model, 0, args.micro_batch[0], "generation", found.floor.engine_claim / GIB,
+                                 found.expected.engine_claim / GIB, device, allocated, context))  # fmt: skip
+            print(rows[-1].line(), flush=True)
+        if args.json:  # after each model: a run stopped at its time limit keeps what it measured
+            args.json.write_text(json.dumps([r.__dict__ for r in rows], indent=1), "utf-8")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--models", nargs="+", default=["Qwen2.5-0.5B", "Qwen2.5-1.5B", "Qwen3-0.6B"])
-    parser.add_argument("--lora-rank", nargs="+", type=int, default=[0, 32])
-    parser.add_argument("--prompt-length", type=int, default=512)
-    parser.add_argument("--response-length", type=int, default=1024)
-    parser.add_argument("--micro-batch", type=int, default=1)
-    parser.add_argument("--engine-fraction", type=float, help="also start vLLM at this gpu_memory_utilization")
-    parser.add_argument("--device", default="H100", help="the device table entry the GPU is (for the plan)")
-    parser.add_argument("--json", type=Path, help="also write the rows to this file")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    if args.dry_run:
+        args.prompt_length = args.response_length = 16
     try:
         import torch
     except ImportError:
         print("measure_memory: torch is not installed; this script needs a CUDA GPU", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
+    if not (args.dry_run or torch.cuda.is_available()):
         print("measure_memory: no CUDA GPU here; the estimator's table stays unmeasured", file=sys.stderr)
         return 2
-    total = torch.cuda.get_device_properties(0).total_memory / GIB
-    peak = DevicePeak()
-    print(f"GPU: {torch.cuda.get_device_name()} ({total:.1f} GiB), torch {torch.__version__}")
-    print(
-        f"{'model':<14}{'LoRA':>5}  {'moment':<28}{'floor':>8}{'expected':>10}{'device':>9}{'torch':>8}{'exp/dev':>9}"
-    )
-    rows: list[Measured] = []
-    for name in args.models:
-        arch = bundled(name)
-        if arch is None:
-            print(f"{name}: not a bundled model", file=sys.stderr)
-            continue
-        for rank in args.lora_rank:
-            found = estimate(arch, plan(arch, rank, args, total))
-            for moment, (device, allocated) in measure_trainer(arch, rank, args, peak).items():
-                floor, expected = moment_figures(found, moment)
-                rows.append(Measured(name, rank, moment, floor, expected, device, allocated))
-        if args.engine_fraction:
-            found = estimate(arch, plan(arch, 0, args, total))
-            device, allocated = measure_engine(arch, args, peak)
-            rows.append(Measured(name, 0, "generation", found.floor.engine_claim / GIB,
-                                 found.expected.engine_claim / GIB, device, allocated))  # fmt: skip
-    for r in rows:
-        print(
-            f"{r.model:<14}{r.rank:>5}  {r.moment:<28}{r.floor_gib:>8.2f}{r.expected_gib:>10.2f}"
-            f"{r.device_gib:>9.2f}{r.torch_gib:>8.2f}{r.ratio:>9.2f}"
-        )
-    if args.json:
-        args.json.write_text(json.dumps([r.__dict__ for r in rows], indent=1), "utf-8")
+    peak = DevicePeak(cpu=args.dry_run)
+    total, name = the_gpu(args, peak)
+    context = peak.used() / GIB
+    print(f"GPU: {name} ({total:.1f} GiB, planned as {args.device}; context {context:.2f} GiB)")
+    print(f"torch {torch.__version__}, scoring {args.scoring}")
+    print(HEADER, flush=True)
+    rows = measure(args, peak, total, context)
+    if args.csv:
+        source = f"benchmarks/measure_memory.py on {name}, torch {torch.__version__}"
+        write_csv(args.csv, validation_rows(rows, args, source, args.commit))
     return 0
 
 
