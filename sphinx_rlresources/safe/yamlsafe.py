@@ -203,6 +203,24 @@ def _depth_bound(text: str) -> int:
 
 
 def _check_depth(text: str) -> None:
+    try:
+        _walk_depth(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        if mark is None or "maximum nesting depth" not in str(error.problem):
+            raise
+        # PyYAML 6.0.4 and later refuse about 1,000 levels while scanning ahead, before the
+        # events reach the 65th: the text before that point holds where it starts.
+        try:
+            _walk_depth(text[: mark.index])
+        except yaml.YAMLError:
+            pass
+        raise YamlError(
+            [Problem(mark.line + 1, mark.column + 1, f"values are nested more than {MAX_DEPTH} levels deep")]
+        ) from None
+
+
+def _walk_depth(text: str) -> None:
     depth = 0
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
