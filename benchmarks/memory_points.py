@@ -6,6 +6,7 @@ asserts, for a terminal:
 
     python benchmarks/memory_points.py            # every run: outcome, verdict, floor, expected, measured
     python benchmarks/memory_points.py --measured # only the runs with a published figure
+    python benchmarks/memory_points.py --set benchmarks/measured_gpu.csv   # the runs measured on a GPU
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ POINTS = Path(__file__).resolve().parent / "memory_points.csv"
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--measured", action="store_true", help="only the runs with a published memory figure")
+    parser.add_argument("--set", type=Path, default=POINTS, help="a validation set (default: memory_points.csv)")
     args = parser.parse_args(argv)
-    rows = checked(POINTS)
+    rows = checked(args.set)
     print(
         f"{'run':<52}{'outcome':<8}{'verdict':<14}{'counter':<15}{'floor':>7}{'expected':>9}{'measured':>9}{'ratio':>7}"
     )

@@ -12,6 +12,8 @@ from sphinx_rlresources.estimator.validation import CITATION, PointError, checke
 
 POINTS = REPO / "benchmarks" / "memory_points.csv"
 CHECKED = checked(POINTS)
+MEASURED_GPU = checked(REPO / "benchmarks" / "measured_gpu.csv")
+"""What benchmarks/measure_memory.py measured on a GPU: held to the same two promises."""
 
 
 def test_the_set_is_large_enough_and_every_row_is_cited() -> None:
@@ -22,7 +24,7 @@ def test_the_set_is_large_enough_and_every_row_is_cited() -> None:
     assert sum(c.point.measured_gib is not None for c in CHECKED) >= 8
 
 
-@pytest.mark.parametrize("found", CHECKED, ids=lambda c: c.point.id)
+@pytest.mark.parametrize("found", CHECKED + MEASURED_GPU, ids=lambda c: c.point.id)
 def test_no_floor_is_above_a_measured_peak_and_no_run_that_ran_is_impossible(found: object) -> None:
     from sphinx_rlresources.estimator.validation import Checked
 
@@ -31,6 +33,16 @@ def test_no_floor_is_above_a_measured_peak_and_no_run_that_ran_is_impossible(fou
         assert found.floor_gib <= found.point.measured_gib
     if found.point.outcome == "ran":
         assert found.result.verdict != "does-not-fit", found.result.problems
+
+
+def test_the_gpu_set_is_the_trainer_alone_and_every_run_has_a_figure() -> None:
+    assert len(MEASURED_GPU) >= 25
+    assert {c.point.counter for c in MEASURED_GPU} == {"device-trainer"}
+    for found in MEASURED_GPU:
+        assert found.point.measured_gib is not None
+        # the trainer's own figure: no engine was started on that GPU
+        assert found.expected_gib == found.result.expected.trainer_gib
+        assert found.expected_gib <= found.result.expected.peak_gib
 
 
 def test_the_expected_peak_is_within_30_percent_for_most_measured_runs() -> None:

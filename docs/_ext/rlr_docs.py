@@ -29,7 +29,9 @@ from sphinx_rlresources.estimator.architectures import BUNDLED
 from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
 from sphinx_rlresources.estimator.validation import checked, distribution
 
-MEMORY_POINTS = Path(__file__).resolve().parents[2] / "benchmarks" / "memory_points.csv"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv")
+"""The validation sets the docs may draw: published runs, and the runs measured on a GPU."""
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -159,17 +161,23 @@ class EstimatorDevices(SphinxDirective):
 
 
 class MemoryPoints(SphinxDirective):
-    """``.. rlr-memory-points::``: benchmarks/memory_points.csv, estimated now, so the table cannot drift.
+    """``.. rlr-memory-points:: [FILE]``: a validation set under benchmarks/, estimated now, so the table cannot drift.
 
-    ``:measured:`` draws the runs with a published figure (measured, floor, expected,
-    ratio); without it, the runs known only by their outcome (ran or out of memory).
+    FILE is ``memory_points.csv`` (the default) or ``measured_gpu.csv``.  ``:measured:``
+    draws the runs with a measured figure (measured, floor, expected, ratio); without it,
+    the runs known only by their outcome (ran or out of memory).
     """
 
+    optional_arguments = 1
     option_spec = {"measured": directives.flag}  # noqa: RUF012 - docutils' own spelling
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(str(MEMORY_POINTS))
-        rows = checked(MEMORY_POINTS)
+        name = self.arguments[0] if self.arguments else MEMORY_POINTS[0]
+        if name not in MEMORY_POINTS:
+            message = f"rlr-memory-points: no validation set '{name}'; the sets are {', '.join(MEMORY_POINTS)}"
+            return [self.state.document.reporter.error(message, line=self.lineno)]
+        self.env.note_dependency(str(BENCHMARKS / name))
+        rows = checked(BENCHMARKS / name)
         if "measured" in self.options:
             return self.measured(rows)
         table: list[list[nodes.Node | str]] = [

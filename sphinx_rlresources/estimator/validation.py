@@ -1,4 +1,4 @@
-"""The estimator held against published runs: ``benchmarks/memory_points.csv``, read, estimated and compared.
+"""The estimator held against real runs: ``benchmarks/memory_points.csv``, read, estimated and compared.
 
 Each row of that file is one published run -- its settings exactly as its script or log
 states them, what happened (``ran`` or ``oom``), and, where it was published, the memory
@@ -18,10 +18,15 @@ A measured figure is compared with the part of the estimate its counter sees:
 * ``torch-trainer`` -- the same counter with the engine in processes of its own (SGLang,
   verl's separate vLLM servers): the trainer's own peak, without the engine;
 * ``device`` -- NVML or ``torch.cuda.mem_get_info``: the physical peak, every process;
+* ``device-trainer`` -- the same physical peak on a GPU that holds the trainer alone (no
+  engine started on it, as ``benchmarks/measure_memory.py`` runs the trainer's moments):
+  compared with the trainer's own figures, like ``torch-trainer``;
 * ``unstated`` -- a published figure whose counter is not named: the physical peak.
 
-docs/estimator.rst draws the table from :func:`checked`, and ``tests/test_estimator.py``
-asserts the two promises on it: no floor above a measured peak, and no run that ran
+``benchmarks/measured_gpu.csv``, the runs ``benchmarks/measure_memory.py`` measured on a
+GPU, has the same format and is read by the same code.  docs/estimator.rst draws both
+tables from :func:`checked`, and ``tests/test_memory_points.py`` asserts the two promises
+on both: no floor above a measured peak, and no run that ran
 called ``does-not-fit``.
 """
 
@@ -39,7 +44,7 @@ from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, Result, estimate
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
-COUNTERS = ("torch+engine", "torch-trainer", "device", "unstated")
+COUNTERS = ("torch+engine", "torch-trainer", "device", "device-trainer", "unstated")
 OUTCOMES = ("ran", "oom")
 CITATION = ("repository", "source", "commit")
 """Columns every row must fill: where the figure or outcome was published, and at which commit or date."""
@@ -192,7 +197,7 @@ def check(found: Point) -> Checked:
         # for its own activations and CUDA context: the least it can see is its weights and one
         # sequence's KV cache, the floor of an engine whose budget is not stated.
         floor = estimate(arch, replace(awake, memory_fraction=None)).floor.peak_gib
-    elif found.counter == "torch-trainer":
+    elif found.counter in ("torch-trainer", "device-trainer"):
         floor, expected = result.floor.trainer_gib, result.expected.trainer_gib
     else:
         floor, expected = result.floor.peak_gib, result.expected.peak_gib
