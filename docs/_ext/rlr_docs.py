@@ -208,7 +208,14 @@ class MemoryPoints(SphinxDirective):
             f"to {spread['max']:.2f}; {spread['within_30_percent']:.0%} within 30%."
         )
         headers = ["Run", "Counter", "Measured (GiB)", "Floor", "Expected", "Expected / measured", "Source"]
-        return [_table(headers, table, [20, 10, 8, 7, 8, 9, 38]), nodes.paragraph(summary, summary)]
+        widths = [20, 10, 8, 7, 8, 9, 38]
+        # A column with one value for every row (a set measured by one script) is said once, above.
+        shared = [i for i in (1, 6) if table and len({str(cells[i]) for cells in table}) == 1]
+        said = "; ".join(f"{headers[i]} of every run: {table[0][i]}" for i in shared)
+        keep = [i for i in range(len(headers)) if i not in shared]
+        table = [[cells[i] for i in keep] for cells in table]
+        drawn = _table([headers[i] for i in keep], table, [widths[i] for i in keep])
+        return [*([nodes.paragraph(said, said)] if said else []), drawn, nodes.paragraph(summary, summary)]
 
 
 HELP_WIDTH = 80
