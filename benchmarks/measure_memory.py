@@ -178,7 +178,8 @@ def plan(arch: Architecture, rank: int, micro_batch: int, args: argparse.Namespa
         response_length=args.response_length,
         micro_batch=micro_batch,
         remove_padding=False,  # every sequence at full length, as the batch below is
-        update_entropy=True,
+        update_entropy=args.update_entropy,
+        entropy_chunking=args.entropy_chunking,
         memory_fraction=args.engine_fraction,
     )
 
@@ -195,13 +196,26 @@ def moment_figures(found: Result, name: str) -> tuple[float, float]:
 MOMENTS = ("the actor's log-prob pass", "the actor's update")
 
 
-def score_verl(logits: Any, ids: Any, responses: int) -> tuple[Any, Any]:
-    """Log-probs and entropy of the response tokens, as verl's FSDP actor scores a padded batch.
+ENTROPY_CHUNK = 2048
+"""Tokens per chunk of ``entropy_from_logits_with_chunking`` (verl's chunk size)."""
+
+
+def _entropy(logits: Any) -> Any:
+    import torch
+
+    probabilities = torch.softmax(logits, dim=-1)
+    return torch.logsumexp(logits, dim=-1) - torch.sum(probabilities * logits, dim=-1)
+
+
+def score_verl(logits: Any, ids: Any, responses: int, entropy: str) -> tuple[Any, Any]:
+    """Log-probs (and the entropy) of the response tokens, as verl's FSDP actor scores a padded batch.
 
     The idiom of verl's ``dp_actor._forward_micro_batch`` (without padding removal) and of
     ``verl/utils/torch_functional.py`` when flash-attn's fused cross-entropy is absent: the
     bf16 logits of the responses, log-probs one sequence at a time (``logprobs_from_logits_v2``)
-    and the entropy as ``logsumexp - sum(softmax * logits)`` (``entropy_from_logits``).
+    and the entropy as ``logsumexp - sum(softmax * logits)`` (``entropy_from_logits``), or
+    that over 2,048 tokens at a time (``entropy_from_logits_with_chunking``).  ``entropy``:
+    ``full``, ``chunked`` or ``none`` (an update whose ``entropy_coeff`` is 0).
     """
     import torch
 
@@ -211,18 +225,22 @@ def score_verl(logits: Any, ids: Any, responses: int) -> tuple[Any, Any]:
         torch.log_softmax(row, dim=-1).gather(-1, t.unsqueeze(-1)).squeeze(-1)
         for row, t in zip(logits, targets, strict=True)
     ]
-    probabilities = torch.softmax(logits, dim=-1)
-    entropy = torch.logsumexp(logits, dim=-1) - torch.sum(probabilities * logits, dim=-1)
-    return torch.stack(rows), entropy
+    if entropy == "none":
+        return torch.stack(rows), None
+    if entropy == "chunked":
+        flat = logits.reshape(-1, logits.shape[-1])
+        parts = [_entropy(flat[i : i + ENTROPY_CHUNK].float()) for i in range(0, flat.shape[0], ENTROPY_CHUNK)]
+        return torch.stack(rows), torch.cat(parts).reshape(logits.shape[:-1])
+    return torch.stack(rows), _entropy(logits)
 
 
-def score_fp32(logits: Any, ids: Any, responses: int) -> tuple[Any, Any]:
+def score_fp32(logits: Any, ids: Any, responses: int, entropy: str) -> tuple[Any, Any]:
     """Every token scored over an fp32 copy of the logits: the naive way, an upper reference."""
     import torch
 
     logprobs = torch.log_softmax(logits.float(), dim=-1)
-    entropy = -(logprobs.exp() * logprobs).sum(-1)
-    return logprobs.gather(-1, ids.unsqueeze(-1)).squeeze(-1), entropy
+    found = None if entropy == "none" else -(logprobs.exp() * logprobs).sum(-1)
+    return logprobs.gather(-1, ids.unsqueeze(-1)).squeeze(-1), found
 
 
 def released() -> None:
@@ -290,8 +308,10 @@ def step(
         with peak.watching():
             context = torch.enable_grad() if train else torch.no_grad()
             with context, torch.autocast(where, dtype=torch.bfloat16):
-                logprobs, entropy = scored(model(input_ids=ids).logits, ids, args.response_length)
-                loss = -(logprobs.mean() + 0.001 * entropy.mean())
+                mode = "chunked" if args.entropy_chunking and not train else "full"
+                mode = "none" if train and not args.update_entropy else mode
+                logprobs, entropy = scored(model(input_ids=ids).logits, ids, args.response_length, mode)
+                loss = -logprobs.mean() if entropy is None else -(logprobs.mean() + 0.001 * entropy.mean())
             if train:
                 loss.backward()
                 optimizer.step()
@@ -345,6 +365,17 @@ def parser() -> argparse.ArgumentParser:
         help="verl: the responses' log-probs and entropy as verl's actor computes them (default);"
         " fp32: every token over an fp32 copy of the logits",
     )
+    found.add_argument(
+        "--no-update-entropy",
+        dest="update_entropy",
+        action="store_false",
+        help="the update computes log-probs only (verl's entropy_coeff=0)",
+    )
+    found.add_argument(
+        "--entropy-chunking",
+        action="store_true",
+        help="the log-prob pass computes the entropy 2,048 tokens at a time (entropy_from_logits_with_chunking)",
+    )
     found.add_argument("--dry-run", action="store_true", help="run the steps on the CPU at 16+16 tokens; no figures")
     return found
 
@@ -369,7 +400,7 @@ def the_gpu(args: argparse.Namespace, peak: DevicePeak) -> tuple[float, str]:
 RUN_SETTINGS = {
     "outcome": "ran", "counter": "device-trainer", "gpus": "1", "framework": "verl", "train": "fsdp",
     "dynamic_batch": "false", "remove_padding": "false", "rollout_n": "1", "param_offload": "false",
-    "optimizer_offload": "false", "gradient_checkpointing": "true", "update_entropy": "true",
+    "optimizer_offload": "false", "gradient_checkpointing": "true",
     "fused_kernels": "false", "use_kl": "false", "critic": "false", "repository": "this repository",
 }  # fmt: skip
 
@@ -381,13 +412,15 @@ def validation_rows(rows: list[Measured], args: argparse.Namespace, source: str,
         if r.moment in MOMENTS:
             runs.setdefault((r.model, r.rank, r.micro_batch), []).append(r)
     found = []
+    variant = ("" if args.update_entropy else "-noent") + ("-chunked" if args.entropy_chunking else "")
     for (model, rank, micro_batch), moments in runs.items():
         if any(m.device_gib is None for m in moments):
             continue  # out of memory: no peak to compare
         top = max(moments, key=lambda m: m.device_gib or 0.0)
         found.append({
             **RUN_SETTINGS,
-            "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}",
+            "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}{variant}",
+            "update_entropy": str(args.update_entropy).lower(), "entropy_chunking": str(args.entropy_chunking).lower(),
             "measured_gib": f"{top.device_gib:.2f}", "model": model, "task": "GRPO-LoRA" if rank else "GRPO",
             "device": args.device, "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),
             "train_batch": str(micro_batch), "mini_batch": str(micro_batch),
@@ -451,7 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     total, name = the_gpu(args, peak)
     context = peak.used() / GIB
     print(f"GPU: {name} ({total:.1f} GiB, planned as {args.device}; context {context:.2f} GiB)")
-    print(f"torch {torch.__version__}, scoring {args.scoring}")
+    print(
+        f"torch {torch.__version__}, scoring {args.scoring}, update entropy {args.update_entropy}, chunked log-prob entropy {args.entropy_chunking}"
+    )
     print(HEADER, flush=True)
     rows = measure(args, peak, total, context)
     if args.csv:

@@ -73,6 +73,7 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "gradient_checkpointing": ("gradient_checkpointing", bool),
     "update_entropy": ("update_entropy", bool),
     "fused_kernels": ("fused_kernels", bool),
+    "entropy_chunking": ("entropy_chunking", bool),
     "ulysses_sp": ("ulysses_sp", int),
     "train_tp": ("train_tp", int),
     "train_pp": ("train_pp", int),
