@@ -27,7 +27,9 @@ when a GPU was available.
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B --lora-rank 0 --engine-fraction 0.3
     python benchmarks/measure_memory.py --dry-run   # the same steps on the CPU, tiny: checks the script
 
-A run that does not fit is recorded as ``oom`` (an outcome, like the OOM reports of
+A moment's device figure includes what the caching allocator kept from the moment
+before (the step's peak, which ``--csv`` writes, is their maximum).  A run that does not
+fit is recorded as ``oom`` (an outcome, like the OOM reports of
 ``memory_points.csv``) and the next one goes on.  ``context`` is what the device held
 before the model was built (the CUDA context and torch's kernels): it is part of every
 measured peak and of no estimate.
@@ -357,7 +359,7 @@ def parser() -> argparse.ArgumentParser:
     found.add_argument("--device", help="the device table entry the GPU is (default: from the GPU's name)")
     found.add_argument("--json", type=Path, help="also write the rows to this file")
     found.add_argument("--csv", type=Path, help="also write each run as a row of memory_points.csv's format")
-    found.add_argument("--commit", default="not recorded", help="the commit measured, for the CSV's citation")
+    found.add_argument("--commit", default="not recorded", help="the commit measured (and its date), for the citation")
     found.add_argument(
         "--scoring",
         choices=["verl", "fp32"],
@@ -405,7 +407,9 @@ RUN_SETTINGS = {
 }  # fmt: skip
 
 
-def validation_rows(rows: list[Measured], args: argparse.Namespace, source: str, commit: str) -> list[dict[str, str]]:
+def validation_rows(
+    rows: list[Measured], args: argparse.Namespace, source: str, commit: str, environment: str = ""
+) -> list[dict[str, str]]:
     """One memory_points.csv row per run that ran: the device's peak over the step's moments."""
     runs: dict[tuple[str, int, int], list[Measured]] = {}
     for r in rows:
@@ -427,7 +431,7 @@ def validation_rows(rows: list[Measured], args: argparse.Namespace, source: str,
             "prompt_length": str(args.prompt_length), "response_length": str(args.response_length),
             "lora_rank": str(rank), "source": source, "commit": commit,
             "note": f"{top.moment}; torch's max_memory_allocated {top.torch_gib:.2f} GiB;"
-            f" CUDA context {top.context_gib:.2f} GiB; scoring {args.scoring}",
+            f" CUDA context {top.context_gib:.2f} GiB; scoring {args.scoring}{environment}",
         })  # fmt: skip
     return found
 
@@ -485,13 +489,17 @@ def main(argv: list[str] | None = None) -> int:
     context = peak.used() / GIB
     print(f"GPU: {name} ({total:.1f} GiB, planned as {args.device}; context {context:.2f} GiB)")
     print(
-        f"torch {torch.__version__}, scoring {args.scoring}, update entropy {args.update_entropy}, chunked log-prob entropy {args.entropy_chunking}"
+        f"torch {torch.__version__}, scoring {args.scoring}, update entropy {args.update_entropy},"
+        f" chunked log-prob entropy {args.entropy_chunking}"
     )
     print(HEADER, flush=True)
     rows = measure(args, peak, total, context)
     if args.csv:
-        source = f"benchmarks/measure_memory.py on {name}, torch {torch.__version__}"
-        write_csv(args.csv, validation_rows(rows, args, source, args.commit))
+        import transformers
+
+        environment = f"; torch {torch.__version__}, transformers {transformers.__version__}"
+        source = f"benchmarks/measure_memory.py, {name}"
+        write_csv(args.csv, validation_rows(rows, args, source, args.commit, environment))
     return 0
 
 

@@ -27,7 +27,7 @@ from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
 from sphinx_rlresources.estimator.architectures import BUNDLED
 from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
-from sphinx_rlresources.estimator.validation import checked, distribution
+from sphinx_rlresources.estimator.validation import CITATION, checked, distribution
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv")
@@ -189,16 +189,39 @@ class MemoryPoints(SphinxDirective):
         return [_table(headers, table, [22, 7, 9, 8, 9, 10, 35])]
 
     def measured(self, rows: list[Any]) -> list[nodes.Node]:
+        measured = [c for c in rows if c.point.measured_gib is not None]
+        # What every row shares (a set measured by one script: its counter, where it lives) is
+        # said once, above the table; each row's cell keeps what differs (its commit).
+        shared = {k for k in ("counter", *CITATION) if measured and len({c.point.values[k] for c in measured}) == 1}
+        cited = [k for k in CITATION if k not in shared]
+        said = "; ".join(
+            f"{k} of every run: {measured[0].point.values[k]}" for k in ("counter", *CITATION) if k in shared
+        )
         table: list[list[nodes.Node | str]] = [
-            [c.point.id, c.point.counter, f"{c.point.measured_gib:.1f}", f"{c.floor_gib:.1f}",
-             f"{c.expected_gib:.1f}", f"{c.ratio:.2f}", c.point.citation]
-            for c in rows if c.point.measured_gib is not None
+            [c.point.id, *([] if "counter" in shared else [c.point.counter]), f"{c.point.measured_gib:.1f}",
+             f"{c.floor_gib:.1f}", f"{c.expected_gib:.1f}", f"{c.ratio:.2f}",
+             *([" ".join(c.point.values[k] for k in cited)] if cited else [])]
+            for c in measured
         ]  # fmt: skip
+        source = "Commit" if cited == ["commit"] else "Source"
+        headers = ["Run", "Counter", "Measured (GiB)", "Floor", "Expected", "Expected / measured", source]
+        widths = [20, 10, 8, 7, 8, 9, 38] if source == "Source" else [34, 10, 8, 7, 8, 9, 18]
+        keep = [
+            i
+            for i, h in enumerate(headers)
+            if not (h == "Counter" and "counter" in shared) and not (h == source and not cited)
+        ]
+        drawn = _table([headers[i] for i in keep], table, [widths[i] for i in keep])
+        said = said[:1].upper() + said[1:]
+        return [*([nodes.paragraph(said, said)] if said else []), drawn, self.summary(rows)]
+
+    @staticmethod
+    def summary(rows: list[Any]) -> nodes.paragraph:
         spread = distribution(rows)
         ran = [c for c in rows if c.point.outcome == "ran"]
         oom = [c for c in rows if c.point.outcome == "oom"]
         above = sum(c.floor_gib > (c.point.measured_gib or 1e9) for c in rows)
-        summary = (
+        text = (
             f"{len(rows)} runs; of the {len(ran)} that ran, {sum(c.result.verdict == 'does-not-fit' for c in ran)} "
             f"are called does-not-fit; {above} floors are above "
             f"their measured figure; of the {len(oom)} that ran out "
@@ -207,15 +230,7 @@ class MemoryPoints(SphinxDirective):
             f"{spread['median']:.2f}, quartiles {spread['q1']:.2f} and {spread['q3']:.2f}, from {spread['min']:.2f} "
             f"to {spread['max']:.2f}; {spread['within_30_percent']:.0%} within 30%."
         )
-        headers = ["Run", "Counter", "Measured (GiB)", "Floor", "Expected", "Expected / measured", "Source"]
-        widths = [20, 10, 8, 7, 8, 9, 38]
-        # A column with one value for every row (a set measured by one script) is said once, above.
-        shared = [i for i in (1, 6) if table and len({str(cells[i]) for cells in table}) == 1]
-        said = "; ".join(f"{headers[i]} of every run: {table[0][i]}" for i in shared)
-        keep = [i for i in range(len(headers)) if i not in shared]
-        table = [[cells[i] for i in keep] for cells in table]
-        drawn = _table([headers[i] for i in keep], table, [widths[i] for i in keep])
-        return [*([nodes.paragraph(said, said)] if said else []), drawn, nodes.paragraph(summary, summary)]
+        return nodes.paragraph(text, text)
 
 
 HELP_WIDTH = 80
