@@ -20,8 +20,9 @@ For each bundled model and LoRA rank it:
    allocator), CUDA contexts and the allocator's fragments.
 
 It prints the floor and expected figures of the same plan (one GPU, nothing offloaded,
-no reference model) beside the measured peak; docs/estimator.rst publishes the table
-when a GPU was available.
+no reference model) beside the measured peak.  ``--csv`` writes each run as a row of
+``memory_points.csv``'s format: ``benchmarks/measured_gpu.csv`` is that output from one
+H200, which docs/estimator.rst draws and tests/test_memory_points.py checks.
 
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B Qwen3-0.6B --lora-rank 0 32
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B --lora-rank 0 --engine-fraction 0.3
