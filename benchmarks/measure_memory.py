@@ -55,7 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sphinx_rlresources.estimator.architectures import Architecture, bundled
 from sphinx_rlresources.estimator.devices import DEVICES
-from sphinx_rlresources.estimator.memory import GIB, Plan, Result, estimate
+from sphinx_rlresources.estimator.memory import GIB, Result
+from sphinx_rlresources.estimator.validation import check, point
 
 
 class DevicePeak:
@@ -166,25 +167,6 @@ def transformers_config(arch: Architecture) -> Any:
     if arch.qkv_bias:
         return transformers.Qwen2Config(**common)
     return transformers.LlamaConfig(**common)
-
-
-def plan(arch: Architecture, rank: int, micro_batch: int, args: argparse.Namespace, device_gib: float) -> Plan:
-    """The estimator's plan for what this script runs: one GPU, no offload, no reference model."""
-    return Plan(
-        task="DAPO-LoRA" if rank else "DAPO",  # no reference model: one model, as measured
-        gpus=1,
-        device=args.device,
-        device_gib=device_gib,
-        lora_rank=rank,
-        param_bytes=4,
-        prompt_length=args.prompt_length,
-        response_length=args.response_length,
-        micro_batch=micro_batch,
-        remove_padding=False,  # every sequence at full length, as the batch below is
-        update_entropy=args.update_entropy,
-        entropy_chunking=args.entropy_chunking,
-        memory_fraction=args.engine_fraction,
-    )
 
 
 def moment_figures(found: Result, name: str) -> tuple[float, float]:
@@ -401,15 +383,37 @@ def the_gpu(args: argparse.Namespace, peak: DevicePeak) -> tuple[float, str]:
 #: memory_points.csv's settings for what measure_trainer runs (one GPU, verl's FSDP actor
 #: keeping fp32 parameters, no engine on the GPU, no reference model, nothing offloaded).
 RUN_SETTINGS = {
-    "outcome": "ran", "counter": "device-trainer", "gpus": "1", "framework": "verl", "train": "fsdp",
+    "outcome": "ran", "counter": "none", "gpus": "1", "framework": "verl", "train": "fsdp",
     "dynamic_batch": "false", "remove_padding": "false", "rollout_n": "1", "param_offload": "false",
     "optimizer_offload": "false", "gradient_checkpointing": "true",
     "fused_kernels": "false", "use_kl": "false", "critic": "false", "repository": "this repository",
+    "source": "benchmarks/measure_memory.py",
 }  # fmt: skip
 
 
+def settings(model: str, rank: int, micro_batch: int, args: argparse.Namespace) -> dict[str, str]:
+    """The run as a row of memory_points.csv: what the script estimates it by, and what ``--csv`` writes."""
+    variant = ("" if args.update_entropy else "-noent") + ("-chunked" if args.entropy_chunking else "")
+    return {
+        **RUN_SETTINGS,
+        "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}{variant}",
+        "model": model, "task": "GRPO-LoRA" if rank else "GRPO", "device": args.device,
+        "gpu_memory_utilization": str(args.engine_fraction or ""),
+        "update_entropy": str(args.update_entropy).lower(), "entropy_chunking": str(args.entropy_chunking).lower(),
+        "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),
+        "train_batch": str(micro_batch), "mini_batch": str(micro_batch),
+        "prompt_length": str(args.prompt_length), "response_length": str(args.response_length),
+        "lora_rank": str(rank), "commit": args.commit,
+    }  # fmt: skip
+
+
+def estimated(values: dict[str, str]) -> Result:
+    """The estimate of a run, by the same code that checks the validation sets."""
+    return check(point(values, 0)).result
+
+
 def validation_rows(
-    rows: list[Measured], args: argparse.Namespace, source: str, commit: str, environment: str = ""
+    rows: list[Measured], args: argparse.Namespace, source: str, environment: str = ""
 ) -> list[dict[str, str]]:
     """One memory_points.csv row per run that ran: the device's peak over the step's moments."""
     runs: dict[tuple[str, int, int], list[Measured]] = {}
@@ -417,20 +421,13 @@ def validation_rows(
         if r.moment in MOMENTS:
             runs.setdefault((r.model, r.rank, r.micro_batch), []).append(r)
     found = []
-    variant = ("" if args.update_entropy else "-noent") + ("-chunked" if args.entropy_chunking else "")
     for (model, rank, micro_batch), moments in runs.items():
         if any(m.device_gib is None for m in moments):
             continue  # out of memory: no peak to compare
         top = max(moments, key=lambda m: m.device_gib or 0.0)
         found.append({
-            **RUN_SETTINGS,
-            "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}{variant}",
-            "update_entropy": str(args.update_entropy).lower(), "entropy_chunking": str(args.entropy_chunking).lower(),
-            "measured_gib": f"{top.device_gib:.2f}", "model": model, "task": "GRPO-LoRA" if rank else "GRPO",
-            "device": args.device, "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),
-            "train_batch": str(micro_batch), "mini_batch": str(micro_batch),
-            "prompt_length": str(args.prompt_length), "response_length": str(args.response_length),
-            "lora_rank": str(rank), "source": source, "commit": commit,
+            **settings(model, rank, micro_batch, args),
+            "counter": "device-trainer", "measured_gib": f"{top.device_gib:.2f}", "source": source,
             "note": f"{top.moment}; torch's max_memory_allocated {top.torch_gib:.2f} GiB;"
             f" CUDA context {top.context_gib:.2f} GiB; scoring {args.scoring}{environment}",
         })  # fmt: skip
@@ -447,7 +444,7 @@ def write_csv(path: Path, found: list[dict[str, str]]) -> None:
         writer.writerows(found)
 
 
-def measure(args: argparse.Namespace, peak: DevicePeak, total: float, context: float) -> list[Measured]:
+def measure(args: argparse.Namespace, peak: DevicePeak, context: float) -> list[Measured]:
     rows: list[Measured] = []
     for model in args.models:
         arch = bundled(model)
@@ -456,14 +453,14 @@ def measure(args: argparse.Namespace, peak: DevicePeak, total: float, context: f
             continue
         for rank in args.lora_rank:
             for micro_batch in args.micro_batch:
-                found = estimate(arch, plan(arch, rank, micro_batch, args, total))
+                found = estimated(settings(model, rank, micro_batch, args))
                 for moment, measured in measure_trainer(arch, rank, micro_batch, args, peak).items():
                     floor, expected = moment_figures(found, moment)
                     device, allocated = measured or (None, None)
                     rows.append(Measured(model, rank, micro_batch, moment, floor, expected, device, allocated, context))
                     print(rows[-1].line(), flush=True)
         if args.engine_fraction:
-            found = estimate(arch, plan(arch, 0, args.micro_batch[0], args, total))
+            found = estimated(settings(model, 0, args.micro_batch[0], args))
             device, allocated = measure_engine(arch, args, peak)
             rows.append(Measured(model, 0, args.micro_batch[0], "generation", found.floor.engine_claim / GIB,
                                  found.expected.engine_claim / GIB, device, allocated, context))  # fmt: skip
@@ -494,13 +491,13 @@ def main(argv: list[str] | None = None) -> int:
         f" chunked log-prob entropy {args.entropy_chunking}"
     )
     print(HEADER, flush=True)
-    rows = measure(args, peak, total, context)
+    rows = measure(args, peak, context)
     if args.csv:
         import transformers
 
         environment = f"; torch {torch.__version__}, transformers {transformers.__version__}"
         source = f"benchmarks/measure_memory.py, {name}"
-        write_csv(args.csv, validation_rows(rows, args, source, args.commit, environment))
+        write_csv(args.csv, validation_rows(rows, args, source, environment))
     return 0
 
 
