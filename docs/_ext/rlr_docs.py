@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -192,26 +192,26 @@ class MemoryPoints(SphinxDirective):
         measured = [c for c in rows if c.point.measured_gib is not None]
         # What every row shares (a set measured by one script: its counter, where it lives) is
         # said once, above the table; each row's cell keeps what differs (its commit).
-        shared = {k for k in ("counter", *CITATION) if measured and len({c.point.values[k] for c in measured}) == 1}
+        shared = [k for k in ("counter", *CITATION) if measured and len({c.point.values[k] for c in measured}) == 1]
         cited = [k for k in CITATION if k not in shared]
-        said = "; ".join(
-            f"{k} of every run: {measured[0].point.values[k]}" for k in ("counter", *CITATION) if k in shared
-        )
-        table: list[list[nodes.Node | str]] = [
-            [c.point.id, *([] if "counter" in shared else [c.point.counter]), f"{c.point.measured_gib:.1f}",
-             f"{c.floor_gib:.1f}", f"{c.expected_gib:.1f}", f"{c.ratio:.2f}",
-             *([" ".join(c.point.values[k] for k in cited)] if cited else [])]
-            for c in measured
-        ]  # fmt: skip
-        source = "Commit" if cited == ["commit"] else "Source"
-        headers = ["Run", "Counter", "Measured (GiB)", "Floor", "Expected", "Expected / measured", source]
-        widths = [20, 10, 8, 7, 8, 9, 38] if source == "Source" else [34, 10, 8, 7, 8, 9, 18]
-        keep = [
-            i
-            for i, h in enumerate(headers)
-            if not (h == "Counter" and "counter" in shared) and not (h == source and not cited)
+        one_commit = cited == ["commit"]
+        columns: list[tuple[str, int, Callable[[Any], str]]] = [("Run", 34 if one_commit else 20, lambda c: c.point.id)]
+        if "counter" not in shared:
+            columns.append(("Counter", 10, lambda c: c.point.counter))
+        columns += [
+            ("Measured (GiB)", 8, lambda c: f"{c.point.measured_gib:.1f}"),
+            ("Floor", 7, lambda c: f"{c.floor_gib:.1f}"),
+            ("Expected", 8, lambda c: f"{c.expected_gib:.1f}"),
+            ("Expected / measured", 9, lambda c: f"{c.ratio:.2f}"),
         ]
-        drawn = _table([headers[i] for i in keep], table, [widths[i] for i in keep])
+        if cited:
+            columns.append(
+                ("Commit" if one_commit else "Source", 18 if one_commit else 38,
+                 lambda c: " ".join(c.point.values[k] for k in cited))
+            )  # fmt: skip
+        table: list[list[nodes.Node | str]] = [[cell(c) for _, _, cell in columns] for c in measured]
+        drawn = _table([h for h, _, _ in columns], table, [w for _, w, _ in columns])
+        said = "; ".join(f"{k} of every run: {measured[0].point.values[k]}" for k in shared)
         said = said[:1].upper() + said[1:]
         return [*([nodes.paragraph(said, said)] if said else []), drawn, self.summary(rows)]
 
