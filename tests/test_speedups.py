@@ -186,6 +186,37 @@ def test_the_collector_is_paused_around_a_call_and_restored_after() -> None:
         gc.enable()
 
 
+def test_what_the_loader_keeps_is_filed_as_old_when_the_pause_ends() -> None:
+    """The young collections after a load do not scan the data set; frozen objects of others stay frozen."""
+    import gc
+
+    from sphinx_rlresources.core.gcpause import without_gc, without_gc_kept
+
+    def make() -> list[list[int]]:
+        return [[n] for n in range(100)]
+
+    def generation_of(obj: object) -> int | None:
+        return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
+
+    kept = without_gc_kept(make)()
+    assert {generation_of(kept), generation_of(kept[0])} == {2}
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    young = without_gc(make)()  # the table's pause files nothing
+    gc.disable()  # no collection may move it while it is looked for
+    try:
+        assert generation_of(young) == 0
+    finally:
+        gc.enable()
+
+    gc.freeze()  # an application froze its objects (before forking): they stay frozen
+    try:
+        frozen = gc.get_freeze_count()
+        without_gc_kept(make)()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
 def _watch_the_collector(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
     """Record whether the collector runs inside the loader's and the table's work (called from their bodies)."""
     import gc

@@ -142,11 +142,16 @@ class Row:
     infer: str
 
 
-_READ: tuple[tuple[str, Any, bool, tuple[float, float] | None], ...] = tuple(
-    (name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name)) for name in FROM_RUN
+_READ: tuple[tuple[str, Any, bool, tuple[float, float] | None, tuple[str, Any]], ...] = tuple(
+    (name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name), (name, SILENT[name][0]))
+    for name in FROM_RUN
 )
 """:data:`FROM_RUN`'s plan fields with what each needs looked up, once: (plan field, silent value,
-a framework mechanism?, bounds); :func:`plan_for_row` walks it for every row."""
+a framework mechanism?, bounds, the ``(field, silent value)`` pair a plan's ``floor_values`` holds).
+
+:func:`plan_for_row` walks it for every row.  The pair is made here once and shared by every
+plan that needs it: a load keeps each row's plan, and ten new pairs a row were half the
+objects the garbage collector scanned after a load of 10,000 rows (docs/performance.rst)."""
 _SETTINGS_OF: Callable[[Run], tuple[Found[Any], ...]] = operator.attrgetter(*FROM_RUN.values())
 """The Run's settings in :data:`FROM_RUN`'s order, fetched in one call."""
 
@@ -176,10 +181,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     framework = (run.framework or "").lower()
     if run.offload_mode.value is None and framework in VERL_FRAMEWORKS:
         values["offload_mode"] = "phase"  # the framework's own default, not an assumption
-    for (name, least, mechanism, bounds), found in zip(_READ, _SETTINGS_OF(run), strict=True):
+    for (name, least, mechanism, bounds, floor_pair), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
         if found.origin is Origin.FRAMEWORK_DEFAULT and not mechanism and value != least:
-            floor_values.append((name, least))
+            floor_values.append(floor_pair)
         if value is None:
             if name not in values:
                 values[name] = least
@@ -230,7 +235,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         rollout_gpus=rollout_gpus,
         assumed=tuple(assumed),
         ignored=tuple(ignored),
-        floor_values=tuple((n, v) for n, v in floor_values if n not in assumed),
+        floor_values=tuple(pair for pair in floor_values if pair[0] not in assumed),
         **values,
     )
 

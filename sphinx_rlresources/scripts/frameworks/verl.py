@@ -56,12 +56,12 @@ STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
 #: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
 DEPRECATED: dict[str, str | None] = {
-    f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
-    f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.actor.ppo_micro_batch_size": "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size": "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
     "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
     "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
-    f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
+    "actor_rollout_ref.actor.ulysses_sequence_parallel_size": "actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size",
     "data.val_batch_size": None,
 }
 """``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
@@ -120,16 +120,16 @@ class _Reader:
         roles, gpus = self._pools(trainer_gpus, per_node, nodes)
         algorithm = self.get("algorithm.adv_estimator", as_lower, "gae")
         lora = self._lora()
-        rollout_n = self.get(f"{R}.n", as_int, 1)
-        micro = self._micro(f"{A}.ppo_micro_batch_size", gpus)
-        log_prob = self._micro(f"{R}.log_prob_micro_batch_size", gpus)
+        rollout_n = self.get("actor_rollout_ref.rollout.n", as_int, 1)
+        micro = self._micro("actor_rollout_ref.actor.ppo_micro_batch_size", gpus)
+        log_prob = self._micro("actor_rollout_ref.rollout.log_prob_micro_batch_size", gpus)
         backend = self._backend()
         engine_config = "megatron" if backend.value == "megatron" else "fsdp_config"
         param_offload = self.get(f"{A}.{engine_config}.param_offload", as_bool, False)
         optimizer_offload = self.get(f"{A}.{engine_config}.optimizer_offload", as_bool, False)
-        policy = self.get(f"{A}.fsdp_config.offload_policy", as_bool, False)
+        policy = self.get("actor_rollout_ref.actor.fsdp_config.offload_policy", as_bool, False)
         use_kl = _either(
-            self.get(f"{A}.use_kl_loss", as_bool, False), self.get("algorithm.use_kl_in_reward", as_bool, False)
+            self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False), self.get("algorithm.use_kl_in_reward", as_bool, False)
         )
         critic = self.get("critic.enable", as_bool)
         if critic.value is None and algorithm.value is not None:
@@ -145,50 +145,50 @@ class _Reader:
             roles=roles,
             colocated=default(True, "verl's hybrid engine (actor, rollout and reference share the GPUs)"),
             train_backend=backend,
-            train_tp=self.get(f"{A}.megatron.tensor_model_parallel_size", as_int, 1),
-            train_pp=self.get(f"{A}.megatron.pipeline_model_parallel_size", as_int, 1),
-            train_ep=self.get(f"{A}.megatron.expert_model_parallel_size", as_int, 1),
-            train_cp=self.get(f"{A}.megatron.context_parallel_size", as_int, 1),
+            train_tp=self.get("actor_rollout_ref.actor.megatron.tensor_model_parallel_size", as_int, 1),
+            train_pp=self.get("actor_rollout_ref.actor.megatron.pipeline_model_parallel_size", as_int, 1),
+            train_ep=self.get("actor_rollout_ref.actor.megatron.expert_model_parallel_size", as_int, 1),
+            train_cp=self.get("actor_rollout_ref.actor.megatron.context_parallel_size", as_int, 1),
             ulysses_sp=first(
-                self.get(f"{A}.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
-                self.get(f"{A}.fsdp_config.ulysses_sequence_parallel_size", as_int, 1),
+                self.get("actor_rollout_ref.actor.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
+                self.get("actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size", as_int, 1),
             ),
             lora_rank=lora,
-            lora_targets=self.get(f"{M}.target_modules", as_text),
-            model=self.get(f"{M}.path", as_text),
+            lora_targets=self.get("actor_rollout_ref.model.target_modules", as_text),
+            model=self.get("actor_rollout_ref.model.path", as_text),
             algorithm=algorithm,
             use_kl=use_kl,
             critic=critic,
             prompt_length=self.get("data.max_prompt_length", as_int, 512),
             response_length=self.get("data.max_response_length", as_int, 512),
             train_batch_size=self.get("data.train_batch_size", as_int, 1024),
-            mini_batch_size=self.get(f"{A}.ppo_mini_batch_size", as_int, 256),
+            mini_batch_size=self.get("actor_rollout_ref.actor.ppo_mini_batch_size", as_int, 256),
             micro_batch_per_gpu=micro,
             log_prob_micro_batch_per_gpu=log_prob,
-            dynamic_batch=self.get(f"{A}.use_dynamic_bsz", as_bool, False),
-            max_token_len_per_gpu=self.get(f"{A}.ppo_max_token_len_per_gpu", as_int, 16384),
+            dynamic_batch=self.get("actor_rollout_ref.actor.use_dynamic_bsz", as_bool, False),
+            max_token_len_per_gpu=self.get("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", as_int, 16384),
             rollout_n=rollout_n,
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
             ref_param_offload=self.get(f"actor_rollout_ref.ref.{engine_config}.param_offload", as_bool, False),
             offload_mode=_offload_mode(policy, param_offload, optimizer_offload),
-            gradient_checkpointing=self.get(f"{M}.enable_gradient_checkpointing", as_bool, True),
-            entropy_checkpointing=self.get(f"{A}.entropy_checkpointing", as_bool, False),
+            gradient_checkpointing=self.get("actor_rollout_ref.model.enable_gradient_checkpointing", as_bool, True),
+            entropy_checkpointing=self.get("actor_rollout_ref.actor.entropy_checkpointing", as_bool, False),
             # Only as written: verl's defaults for these four changed between releases (entropy_coeff
             # 0.001 -> 0, use_remove_padding false -> true), so a silent script leaves them to the
             # estimator's least-memory assumption instead of today's default.
-            remove_padding=from_override(self.s.overrides.get(f"{M}.use_remove_padding"), as_bool),
+            remove_padding=from_override(self.s.overrides.get("actor_rollout_ref.model.use_remove_padding"), as_bool),
             update_entropy=self._entropy_bonus(),
             entropy_chunking=first(
-                from_override(self.s.overrides.get(f"{A}.entropy_from_logits_with_chunking"), as_bool),
+                from_override(self.s.overrides.get("actor_rollout_ref.actor.entropy_from_logits_with_chunking"), as_bool),
                 from_override(self.s.overrides.get("actor_rollout_ref.ref.entropy_from_logits_with_chunking"), as_bool),
             ),
-            fused_kernels=from_override(self.s.overrides.get(f"{M}.use_fused_kernels"), as_bool),
-            engine=self.get(f"{R}.name", as_lower),
-            rollout_tp=self.get(f"{R}.tensor_model_parallel_size", as_int, 2),
-            memory_fraction=self.get(f"{R}.gpu_memory_utilization", as_float, 0.5),
-            free_cache_engine=self.get(f"{R}.free_cache_engine", as_bool, True),
-            max_num_seqs=self.get(f"{R}.max_num_seqs", as_int, 1024),
+            fused_kernels=from_override(self.s.overrides.get("actor_rollout_ref.model.use_fused_kernels"), as_bool),
+            engine=self.get("actor_rollout_ref.rollout.name", as_lower),
+            rollout_tp=self.get("actor_rollout_ref.rollout.tensor_model_parallel_size", as_int, 2),
+            memory_fraction=self.get("actor_rollout_ref.rollout.gpu_memory_utilization", as_float, 0.5),
+            free_cache_engine=self.get("actor_rollout_ref.rollout.free_cache_engine", as_bool, True),
+            max_num_seqs=self.get("actor_rollout_ref.rollout.max_num_seqs", as_int, 1024),
             deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
             variables=self.s.variables,  # made for this reading by read_hydra: not shared
         )
@@ -197,7 +197,7 @@ class _Reader:
 
     def _entropy_bonus(self) -> Found[bool]:
         """Whether the update computes the entropy: an ``entropy_coeff`` other than 0, as written."""
-        coeff = from_override(self.s.overrides.get(f"{A}.entropy_coeff"), as_float)
+        coeff = from_override(self.s.overrides.get("actor_rollout_ref.actor.entropy_coeff"), as_float)
         value = None if coeff.value is None else coeff.value != 0
         return Found(value, coeff.origin, coeff.line, coeff.written, coeff.file)
 
@@ -220,7 +220,7 @@ class _Reader:
             extra.append(("teacher", "distillation"))
         if "rollout.nnodes" in self.s.overrides:
             extra.append(("rollout", "rollout"))
-        elif (as_int(self.s.text(f"{R}.nnodes") or "") or 0) > 0:
+        elif (as_int(self.s.text("actor_rollout_ref.rollout.nnodes") or "") or 0) > 0:
             extra.append(("rollout", R))
         total = trainer
         for role, prefix in extra:
@@ -242,12 +242,12 @@ class _Reader:
         mlite = s.overrides.get("actor@actor_rollout_ref.actor")
         if mlite is not None and "mlite" in (mlite.value or ""):
             return Found("megatron", Origin.SET, mlite.line, mlite.raw)
-        strategy = from_override(s.overrides.get(f"{A}.strategy"), as_lower)
+        strategy = from_override(s.overrides.get("actor_rollout_ref.actor.strategy"), as_lower)
         if strategy.line:
             value = strategy.value
             backend = "fsdp" if value in ("fsdp", "fsdp2", "fsdp_turbo") else value if value == "megatron" else None
             return Found(backend, strategy.origin if backend else Origin.UNKNOWN, strategy.line, strategy.written)
-        legacy = s.overrides.get(f"{A}.model_engine")
+        legacy = s.overrides.get("actor_rollout_ref.actor.model_engine")
         if legacy is not None and (legacy.value or "").strip("'\"").lower() == "megatron":
             return Found("megatron", Origin.SET, legacy.line, legacy.raw)
         if s.config_name is not None and "megatron" in s.config_name.lower():
@@ -257,11 +257,11 @@ class _Reader:
         return UNKNOWN
 
     def _lora(self) -> Found[int]:
-        rank = from_override(self.s.overrides.get(f"{M}.lora.rank"), as_int)
+        rank = from_override(self.s.overrides.get("actor_rollout_ref.model.lora.rank"), as_int)
         if rank.value:
             return rank
-        old = from_override(self.s.overrides.get(f"{M}.lora_rank"), as_int)
-        adapter = self.s.overrides.get(f"{M}.lora_adapter_path")
+        old = from_override(self.s.overrides.get("actor_rollout_ref.model.lora_rank"), as_int)
+        adapter = self.s.overrides.get("actor_rollout_ref.model.lora_adapter_path")
         if adapter is not None and not old.value:
             return Found(None, Origin.RUNTIME, adapter.line, adapter.raw)  # LoRA, with the adapter's own rank
         if old.line:
