@@ -56,12 +56,12 @@ STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
 #: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
 DEPRECATED: dict[str, str | None] = {
-    "actor_rollout_ref.actor.ppo_micro_batch_size": "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
-    "actor_rollout_ref.rollout.log_prob_micro_batch_size": "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+    f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
+    f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
     "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
     "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
-    "actor_rollout_ref.actor.ulysses_sequence_parallel_size": "actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size",
+    f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
     "data.val_batch_size": None,
 }
 """``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
@@ -129,7 +129,8 @@ class _Reader:
         optimizer_offload = self.get(f"{A}.{engine_config}.optimizer_offload", as_bool, False)
         policy = self.get("actor_rollout_ref.actor.fsdp_config.offload_policy", as_bool, False)
         use_kl = _either(
-            self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False), self.get("algorithm.use_kl_in_reward", as_bool, False)
+            self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False),
+            self.get("algorithm.use_kl_in_reward", as_bool, False),
         )
         critic = self.get("critic.enable", as_bool)
         if critic.value is None and algorithm.value is not None:
@@ -180,7 +181,9 @@ class _Reader:
             remove_padding=from_override(self.s.overrides.get("actor_rollout_ref.model.use_remove_padding"), as_bool),
             update_entropy=self._entropy_bonus(),
             entropy_chunking=first(
-                from_override(self.s.overrides.get("actor_rollout_ref.actor.entropy_from_logits_with_chunking"), as_bool),
+                from_override(
+                    self.s.overrides.get("actor_rollout_ref.actor.entropy_from_logits_with_chunking"), as_bool
+                ),
                 from_override(self.s.overrides.get("actor_rollout_ref.ref.entropy_from_logits_with_chunking"), as_bool),
             ),
             fused_kernels=from_override(self.s.overrides.get("actor_rollout_ref.model.use_fused_kernels"), as_bool),
