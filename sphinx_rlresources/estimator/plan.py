@@ -198,7 +198,7 @@ class Moment(NamedTuple):
     """False on GPUs of the engine alone (disaggregated placement), which hold no trainer state."""
 
     def total(self, resident: float) -> float:
-        return (resident if self.with_resident else 0.0) + sum(t.bytes for t in self.terms)
+        return (resident if self.with_resident else 0.0) + sum([t.bytes for t in self.terms])
 
     @property
     def engine_bytes(self) -> float:
@@ -227,20 +227,24 @@ class Estimate:
         return sum(t.bytes for t in self.resident)
 
     def largest(self, phase: str) -> Moment | None:
-        return self._largest.get(phase)
+        found = self._largest.get(phase)
+        return found[0] if found else None
 
     @cached_property
-    def _largest(self) -> dict[str, Moment]:
-        found: dict[str, Moment] = {}
+    def _largest(self) -> dict[str, tuple[Moment, float]]:
+        """Each phase's largest moment with its total, each total summed once (lint asks for every row's)."""
+        resident = self.resident_bytes
+        found: dict[str, tuple[Moment, float]] = {}
         for moment in self.moments:
+            total = moment.total(resident)
             known = found.get(moment.phase)
-            if known is None or moment.total(self.resident_bytes) > known.total(self.resident_bytes):
-                found[moment.phase] = moment
+            if known is None or total > known[1]:
+                found[moment.phase] = (moment, total)
         return found
 
     def phase_gib(self, phase: str) -> float:
-        moment = self.largest(phase)
-        return moment.total(self.resident_bytes) / GIB if moment else self.resident_bytes / GIB
+        found = self._largest.get(phase)
+        return (found[1] if found else self.resident_bytes) / GIB
 
     @cached_property
     def train_gib(self) -> float:
