@@ -73,17 +73,19 @@ def stored_at_once(cls: C) -> C:
         raise TypeError(f"{cls.__name__} has fields outside __init__: keep the dataclass's own")
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        values = {**defaults, **dict(zip(names, args, strict=False))} if args else dict(defaults)
-        if len(args) > len(names) or (kwargs and not kwargs.keys() <= accepted):
-            raise _wrong_arguments(cls.__name__, names, args, kwargs)
-        if kwargs:
-            if args and not kwargs.keys().isdisjoint(names[: len(args)]):
-                raise TypeError(f"{cls.__name__}() got multiple values for an argument")
-            values.update(kwargs)
-        for name in factories.keys() - values.keys() if factories else ():
-            values[name] = factories[name]()
-        if required and not required <= values.keys():
-            raise TypeError(f"{cls.__name__}() is missing {', '.join(sorted(required - values.keys()))}")
+        if args:
+            given = dict(zip(names, args, strict=False))
+            if len(args) > len(names) or not kwargs.keys().isdisjoint(given):
+                raise _wrong_arguments(cls.__name__, names, required, args, kwargs)
+            values = {**defaults, **given, **kwargs}
+        else:
+            values = {**defaults, **kwargs}
+        if factories:
+            for name in factories.keys() - values.keys():
+                values[name] = factories[name]()
+        # Every field has a value once the required ones do; then one more key is an unknown one.
+        if (required and not required <= values.keys()) or len(values) != len(names):
+            raise _wrong_arguments(cls.__name__, names, required, args, kwargs)
         setattr_(self, "__dict__", values)
 
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -91,7 +93,16 @@ def stored_at_once(cls: C) -> C:
     return cls
 
 
-def _wrong_arguments(name: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+def _wrong_arguments(
+    name: str, names: tuple[str, ...], required: frozenset[str], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> TypeError:
+    """The ``TypeError`` the dataclass's own ``__init__`` would raise for these arguments (the slow path: a mistake)."""
     if len(args) > len(names):
         return TypeError(f"{name}() takes {len(names)} arguments but {len(args)} were given")
-    return TypeError(f"{name}() got an unexpected argument {sorted(kwargs.keys() - set(names))[0]}")
+    unknown = sorted(kwargs.keys() - set(names))
+    if unknown:
+        return TypeError(f"{name}() got an unexpected argument {unknown[0]}")
+    if not kwargs.keys().isdisjoint(names[: len(args)]):
+        return TypeError(f"{name}() got multiple values for an argument")
+    missing = required - kwargs.keys() - set(names[: len(args)])
+    return TypeError(f"{name}() is missing {', '.join(sorted(missing))}")
