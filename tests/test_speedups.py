@@ -371,3 +371,23 @@ def test_the_large_records_are_stored_at_once_and_still_equal() -> None:
     assert dataclasses.asdict(plan) == {**dataclasses.asdict(Plan("grpo", 8, "H100", 80.0)), "rollout_n": 4}
     with pytest.raises(TypeError, match=r"not a frozen dataclass"):
         stored_at_once(Estimate)
+
+
+def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
+    """A plain scalar's tag is remembered per text: the same tag PyYAML's resolver gives, the first time and after."""
+    import yaml
+
+    from sphinx_rlresources.safe import yamlsafe
+
+    texts = ["8", "+8", "010", "0x10", "1_000", "1:30", "8.0", ".inf", "true", "yes", "No", "null", "~", ""]
+    texts += ["2024-01-01", "H100", "MIN", "fsdp", "a" * (yamlsafe._REMEMBERED_CHARS + 1)]
+    reference = yaml.SafeLoader("")
+    ours = yamlsafe._Loader("")
+    for _ in range(2):
+        for text in texts:
+            for implicit in ((True, False), (False, True)):
+                assert ours.resolve(yaml.ScalarNode, text, implicit) == reference.resolve(
+                    yaml.ScalarNode, text, implicit
+                ), (text, implicit)
+    assert ours.resolve(yaml.MappingNode, None, (True, False)) == "tag:yaml.org,2002:map"
+    assert yamlsafe.load("a: [8, 'x', yes, 2024-01-01]").value == {"a": [8, "x", True, yamlsafe.YamlDate("2024-01-01")]}
