@@ -70,6 +70,7 @@ _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP}
+_BOOLS: dict[str, bool] = yaml.constructor.SafeConstructor.bool_values
 #: The only integer spelling read as written.
 _DECIMAL = re.compile(r"-?(?:0|[1-9][0-9]*)")
 #: Longer numbers are refused before Python converts them (int() of a megabyte of
@@ -378,6 +379,14 @@ class _Builder:
                 )
             )
             return node.value
+        # The three a row has most, made as PyYAML's constructor makes them without its dispatch:
+        # an int in plain decimal digits (checked above), null, and a bool its resolver tagged.
+        if tag == _INT:
+            return int(node.value)
+        if tag == _NULL:
+            return None
+        if tag == _BOOL and node.value.lower() in _BOOLS:
+            return _BOOLS[node.value.lower()]
         try:
             value = self.scalars.construct_object(node, deep=False)
         except (yaml.YAMLError, ValueError, OverflowError):
