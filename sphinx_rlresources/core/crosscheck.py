@@ -65,9 +65,13 @@ def task_parts(task: str) -> tuple[str, bool]:
     return "-".join(part for part in parts if part not in _LORA_PARTS), lora
 
 
+UNSETTLED = (Origin.UNKNOWN, Origin.RUNTIME)
+"""Origins of a value the script does not settle (made once: an enum member costs Python 3.11 a slow lookup)."""
+
+
 def known(found: Found[object]) -> bool:
     """A value the script settles (written, defaulted by it, given by the row's env, or its framework's own default)."""
-    return found.value is not None and found.origin not in (Origin.UNKNOWN, Origin.RUNTIME)
+    return found.value is not None and found.origin not in UNSETTLED
 
 
 def stated(found: Found[object]) -> bool:

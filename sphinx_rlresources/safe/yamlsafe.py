@@ -350,39 +350,9 @@ class _Builder:
             return node.value
         if tag == _TIMESTAMP:
             return YamlDate(node.value)
-        if tag == _INT and node.value.startswith("+") and _DECIMAL.fullmatch(node.value[1:]):
-            name = path[-1] if path and isinstance(path[-1], str) else "value"
-            self.problems.append(
-                Problem(
-                    *_mark(node), f"{name}: {short(node.value)} has a plus sign; write plain digits: {node.value[1:]}"
-                )
-            )
-            return node.value
-        if tag == _INT and not _DECIMAL.fullmatch(node.value):
-            # YAML 1.1 reads 010 as 8, 0x10 as 16 and 1:30 as 90: never what a count means.
-            name = path[-1] if path and isinstance(path[-1], str) else "value"
-            self.problems.append(
-                Problem(
-                    *_mark(node),
-                    f"{name}: {short(node.value)} is not written in plain decimal digits, and YAML "
-                    "would read it as another number (010 is 8, 0x10 is 16, 1:30 is 90, 1_000 is "
-                    "1000); write the number as digits without leading zeros, or quote it if it is text",
-                )
-            )
-            return node.value
-        if tag == _INT and len(node.value) > MAX_DIGITS:
-            name = path[-1] if path and isinstance(path[-1], str) else "value"
-            self.problems.append(
-                Problem(
-                    *_mark(node),
-                    f"{name}: {short(node.value)} has more than {MAX_DIGITS} digits; no count is that large",
-                )
-            )
-            return node.value
-        # The three a row has most, made as PyYAML's constructor makes them without its dispatch:
-        # an int in plain decimal digits (checked above), null, and a bool its resolver tagged.
+        # The three a row has most are made as PyYAML's constructor makes them, without its dispatch.
         if tag == _INT:
-            return int(node.value)
+            return self._int(node, path)
         if tag == _NULL:
             return None
         if tag == _BOOL and node.value.lower() in _BOOLS:
@@ -394,6 +364,26 @@ class _Builder:
         if isinstance(value, datetime.date):  # pragma: no cover - handled by the tag above
             return YamlDate(node.value)
         return value
+
+    def _int(self, node: yaml.ScalarNode, path: Path_) -> int | str:
+        """An int written in plain decimal digits; any other spelling is a problem, kept as its text."""
+        text: str = node.value
+        name = path[-1] if path and isinstance(path[-1], str) else "value"
+        if text.startswith("+") and _DECIMAL.fullmatch(text[1:]):
+            message = f"{name}: {short(text)} has a plus sign; write plain digits: {text[1:]}"
+        elif not _DECIMAL.fullmatch(text):
+            # YAML 1.1 reads 010 as 8, 0x10 as 16 and 1:30 as 90: never what a count means.
+            message = (
+                f"{name}: {short(text)} is not written in plain decimal digits, and YAML "
+                "would read it as another number (010 is 8, 0x10 is 16, 1:30 is 90, 1_000 is "
+                "1000); write the number as digits without leading zeros, or quote it if it is text"
+            )
+        elif len(text) > MAX_DIGITS:
+            message = f"{name}: {short(text)} has more than {MAX_DIGITS} digits; no count is that large"
+        else:
+            return int(text)  # what PyYAML's constructor makes of plain decimal digits
+        self.problems.append(Problem(*_mark(node), message))
+        return text
 
     def _mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}

@@ -83,10 +83,12 @@ class Found(Generic[T]):
     @property
     def explicit(self) -> bool:
         """Whether the script (or its env) says it, rather than a framework default or a derivation."""
-        return self.value is not None and self.origin in (Origin.SET, Origin.SCRIPT_DEFAULT, Origin.ENV)
+        return self.value is not None and self.origin in EXPLICIT
 
 
 UNKNOWN: Found[Any] = Found()
+EXPLICIT = (Origin.SET, Origin.SCRIPT_DEFAULT, Origin.ENV)
+"""The origins of a value the script (or its env) says, for :attr:`Found.explicit`."""
 
 
 @dataclass(frozen=True)
