@@ -40,11 +40,31 @@ def _key_of(field: Field) -> tuple[str, str] | None:
             break
     if "=" not in lead:
         return None
-    key = lead.split("=", 1)[0]
-    match = KEY_RE.fullmatch(key)
-    if not match or key.startswith("-"):
+    raw = lead.split("=", 1)[0]
+    return _KEYS.get(raw) or _key(raw)
+
+
+def _key(raw: str) -> tuple[str, str] | None:
+    """(key, raw) of a written key (``+trainer.nnodes`` -> ``trainer.nnodes``), or None.
+
+    Remembered for keys of up to :data:`REMEMBERED_KEY_CHARS` characters: every verl
+    script repeats the same few dozen, and matching :data:`KEY_RE` was a fifth of
+    reading a launch's overrides.
+    """
+    match = KEY_RE.fullmatch(raw)
+    if not match or raw.startswith("-"):
         return None
-    return match.group(2), key
+    found = (match.group(2), raw)
+    if len(raw) <= REMEMBERED_KEY_CHARS:
+        if len(_KEYS) >= MAX_REMEMBERED_KEYS:
+            _KEYS.clear()
+        _KEYS[raw] = found
+    return found
+
+
+REMEMBERED_KEY_CHARS = 120
+MAX_REMEMBERED_KEYS = 4096
+_KEYS: dict[str, tuple[str, str]] = {}
 
 
 def _value_of(field: Field, raw_key: str) -> tuple[str | None, str]:
