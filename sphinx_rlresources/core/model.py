@@ -50,6 +50,7 @@ def env_text(value: Any) -> str:
     return str(value)
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class Contributor:
     """Who measured a row; the name is linked when a safe target is given."""
@@ -82,6 +83,7 @@ class Contributor:
         )
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class SourceRef:
     """Where a row was written: the data file and the line/column of its first key."""

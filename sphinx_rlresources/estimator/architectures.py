@@ -504,8 +504,12 @@ def vision_params(vision: dict[str, Any], model_type: str) -> int:
     return depth * (4 * width * width + 4 * width + 2 * width * ffn + ffn + width + 4 * width)
 
 
+@functools.lru_cache(maxsize=256)
 def by_size(label: str) -> Architecture | None:
     """A stand-in for an unknown model, from a size label (``14B``): its parameters only.
+
+    One per label, shared by every row that names it (a record of thirty fields, and each
+    counts its parameters once).
 
     Used only for lower bounds: every per-token term (KV cache, activations) is left
     out, and the count is the label's number, below any real model of that size.

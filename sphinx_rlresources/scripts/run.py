@@ -132,6 +132,7 @@ class Requirement:
     source: str
 
 
+@stored_at_once
 @dataclass(frozen=True)
 class Role:
     """The GPUs of one role of the run (trainer, rollout, reference, critic, reward)."""
