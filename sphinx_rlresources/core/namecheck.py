@@ -9,6 +9,7 @@ row; where the script itself settles a field, the advice points toward what it r
 
 from __future__ import annotations
 
+import functools
 import re
 
 from sphinx_rlresources.core import crosscheck, naming
@@ -181,13 +182,18 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
 
 #: Words a checkpoint's name adds that say nothing of the model trained.
 _SUFFIX_WORDS = frozenset({"instruct", "chat", "base", "hf", "it"})
+_WORD_BREAKS = re.compile(r"[-_\s]+")
 _SIZE = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)b(?![a-z0-9])")
 
 
+@functools.lru_cache(maxsize=1024)
 def model_key(text: str) -> str:
-    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``."""
+    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``.
+
+    Remembered for the last names asked: rows name a few dozen models, twice each.
+    """
     last = text.rstrip("/").rsplit("/", 1)[-1].lower()
-    words = [w for w in re.split(r"[-_\s]+", last) if w and w not in _SUFFIX_WORDS]
+    words = [w for w in _WORD_BREAKS.split(last) if w and w not in _SUFFIX_WORDS]
     return _norm("".join(words))
 
 
@@ -216,6 +222,7 @@ def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagno
     ]
 
 
+@functools.lru_cache(maxsize=1024)
 def _size_of(text: str) -> str | None:
     found = _SIZE.findall(text.lower())
     return f"{found[-1]}b" if found else None
