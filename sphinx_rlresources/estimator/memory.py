@@ -67,16 +67,16 @@ class Result:
     rollout_tp: int
     floor: Estimate
 
-    @property
+    @cached_property
     def expected(self) -> Estimate:
-        return self.kept().expected
+        """The expected peak with every term (what the ``estimate`` command lists)."""
+        return self.kept().expected()
 
     @property
     def impossible(self) -> bool:
         """``does-not-fit``, from the floor alone."""
-        return (
-            bool(self.floor.problems) or self.floor.peak_gib > self.plan.device_gib or _host_over(self.plan, self.floor)
-        )
+        floor = self.floor
+        return bool(floor.problems) or floor.peak_gib > self.plan.device_gib or _host_over(self.plan, floor)
 
     def kept(self) -> Kept:
         """What a table keeps of this result for a row: its figures, without the floor's terms.
@@ -126,10 +126,12 @@ class Result:
 @dataclass
 class Kept:
     """A row's estimate as the data set keeps it for the tables: the floor's figure and verdict, and
-    the expected peak built when first asked for.
+    the expected peak's figures, built when first asked for.
 
-    A :class:`Result` holds the floor's every term (some thirty objects); a load of 10,000
-    rows kept them all, which doubled lint's memory and slowed every allocation after.
+    Only figures are kept, never an estimate's terms (some thirty objects each): a load of
+    10,000 rows that kept the floor's doubled lint's memory, and a build that kept the
+    expected peak's (its JSON export asks every row) made each of the collector's later
+    full scans of the build's heap longer.
     """
 
     arch: Architecture
@@ -138,13 +140,19 @@ class Kept:
     floor_gib: float
     impossible: bool
 
-    @cached_property
     def expected(self) -> Estimate:
+        """The expected peak with every term, built anew (:attr:`Result.expected` keeps it for the command)."""
         return build(self.arch, self.plan, self.rollout_tp, expected=True)
+
+    @cached_property
+    def _expected_figures(self) -> tuple[float, float]:
+        """The expected peak and its host memory per node, in GiB."""
+        found = self.expected()
+        return found.peak_gib, found.host_gib
 
     @property
     def expected_gib(self) -> float:
-        return self.expected.peak_gib
+        return self._expected_figures[0]
 
     @property
     def verdict(self) -> str:
@@ -152,14 +160,18 @@ class Kept:
         device = self.plan.device_gib
         if self.impossible:
             return "does-not-fit"
-        if self.expected.peak_gib > device or _host_over(self.plan, self.expected):
+        peak, host = self._expected_figures
+        if peak > device or _host_over(self.plan, host):
             return "likely-oom"
-        return "tight" if self.expected.peak_gib > device * (1 - MARGIN) else "fits"
+        return "tight" if peak > device * (1 - MARGIN) else "fits"
 
 
-def _host_over(plan: Plan, found: Estimate) -> bool:
+def _host_over(plan: Plan, found: Estimate | float) -> bool:
+    """Whether a figure's host memory per node (an estimate's, or in GiB) is over the node's, when that is given."""
     limit = plan.host_memory_gib
-    return limit is not None and found.host_gib > limit
+    if limit is None:
+        return False
+    return (found if isinstance(found, float) else found.host_gib) > limit
 
 
 def rollout_tp(arch: Architecture, plan: Plan) -> int:
