@@ -309,8 +309,12 @@ BUNDLED: dict[str, Architecture] = {
 _SUFFIXES = ("-instruct", "-chat", "-base", "-hf", "-it", "-v0.1")
 
 
+@functools.lru_cache(maxsize=256)
 def bundled(name: str) -> Architecture | None:
-    """A bundled shape by model name or hub id (``Qwen/Qwen2.5-7B-Instruct`` is Qwen2.5-7B)."""
+    """A bundled shape by model name or hub id (``Qwen/Qwen2.5-7B-Instruct`` is Qwen2.5-7B).
+
+    Remembered for the last names asked: every row asks for its model up to three times.
+    """
     key = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
     changed = True
     while changed:

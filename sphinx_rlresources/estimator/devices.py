@@ -7,6 +7,8 @@ other device is estimated with ``--device-memory``.
 
 from __future__ import annotations
 
+import functools
+
 #: device -> total memory in GiB, as reported by the vendor's tool
 DEVICES: dict[str, float] = {
     "H100": 81559 / 1024,  # nvidia-smi, H100 80GB HBM3
@@ -54,8 +56,12 @@ def _key(name: str) -> str:
     return name.strip().upper().replace(" ", "").replace("_", "-")
 
 
+@functools.lru_cache(maxsize=256)
 def canonical(name: str) -> str | None:
-    """The table's spelling of a device name, or None when it is not in the table."""
+    """The table's spelling of a device name, or None when it is not in the table.
+
+    Remembered for the last names asked: every row asks for its device's, twice.
+    """
     key = _key(name)
     for device in DEVICES:
         if device.upper() == key:

@@ -239,7 +239,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         rollout_gpus=rollout_gpus,
         assumed=tuple(assumed),
         ignored=tuple(ignored),
-        floor_values=tuple(pair for pair in floor_values if pair[0] not in assumed),
+        floor_values=tuple([pair for pair in floor_values if pair[0] not in assumed]),
         **values,
     )
 
