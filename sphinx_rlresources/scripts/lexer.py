@@ -142,15 +142,16 @@ class Lexer:
         out: list[Token] = []
         text = self.text
         n = len(text)
+        quick_match, append = QUICK.match, out.append
         while self.pos < n:
-            quick = QUICK.match(text, self.pos)  # most of a launcher: plain words, blanks, continuations
-            if quick is not None and quick.end() > self.pos:
-                plain, gap = quick.group("plain", "gap")
+            quick = quick_match(text, self.pos)  # most of a launcher: plain words, blanks, continuations
+            if quick is not None and (end := quick.end()) > self.pos:
+                plain, gap = quick.group(1, 2)
                 if plain:
-                    out.append(Word((Lit(plain, False),), plain, self.line, quick.end("plain")))
+                    append(Word((Lit(plain, False),), plain, self.line, quick.end(1)))
                 if gap:
                     self.line += gap.count("\n")
-                self.pos = quick.end()
+                self.pos = end
                 continue
             c = text[self.pos]
             if c == "#":
