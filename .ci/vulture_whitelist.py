@@ -37,10 +37,12 @@ _.free_cache_engine
 _.max_num_seqs
 _.fp8_rollout
 # pytest reads these module names; the standard library calls these overridden methods;
-# selenium reads the options' attribute; transformers and vLLM read a model config's.
+# selenium reads the options' attribute; transformers and vLLM read a model config's;
+# PyYAML's resolver reads its loader's path resolvers.
 _.pytest_plugins
 _.pytestmark
 _.log_message
 _.handle_starttag
 _.binary_location
 _.architectures
+_.yaml_path_resolvers

@@ -12,7 +12,7 @@ import re
 
 from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.interpreter import Interpreter
-from sphinx_rlresources.scripts.run import Problem, Run
+from sphinx_rlresources.scripts.run import Found, Problem, Run
 from sphinx_rlresources.scripts.settings import ScriptSettings
 
 #: Estimators whose advantage compares a response with the others of its group: one sample has none to compare.
@@ -23,8 +23,19 @@ _MACHINE_PATH = re.compile(r"(?:^|:)(/(?:opt|mnt|data\d*|cpfs\d*|nas|home/[^/:$]
 
 
 def common_problems(run: Run, reading: Interpreter, settings: ScriptSettings | None = None) -> list[Problem]:
+    """The mistakes any framework's launch can make, for a read :class:`Run`."""
+    return launch_problems(run.algorithm, run.rollout_n, run.launch_line, reading, settings)
+
+
+def launch_problems(
+    algorithm: Found[str], n: Found[int], launch_line: int, reading: Interpreter, settings: ScriptSettings | None
+) -> list[Problem]:
+    """:func:`common_problems` from the settings it looks at, for an adapter that has not made its Run yet.
+
+    verl's adapter passes the problems to the Run it makes instead of copying a fifty-field
+    record to add them, on lint's and the build's per-row path.
+    """
     found: list[Problem] = []
-    algorithm, n = run.algorithm, run.rollout_n
     # Only a count the script writes: a framework's default is a config's business, and a
     # reader that flags every script leaving it out would cry wolf on toy examples.
     if algorithm.value in GROUP_RELATIVE and n.value == 1 and n.explicit:
@@ -46,7 +57,7 @@ def common_problems(run: Run, reading: Interpreter, settings: ScriptSettings | N
         value = prefix.get(name) if name in prefix else reading.written.get(name, "").partition("=")[2]
         match = _MACHINE_PATH.search((value or "").strip("'\""))
         if match:
-            line = run.launch_line if name in prefix else reading.lines.get(name, 0)
+            line = launch_line if name in prefix else reading.lines.get(name, 0)
             found.append(
                 Problem(
                     line,

@@ -17,7 +17,6 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.frameworks.base import (
     as_bool,
     as_float,
@@ -30,7 +29,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     from_override,
     module_after,
 )
-from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
+from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems, launch_problems
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
@@ -135,7 +134,8 @@ class _Reader:
         critic = self.get("critic.enable", as_bool)
         if critic.value is None and algorithm.value is not None:
             critic = derived(algorithm.value == "gae", [algorithm], "a critic for GAE (algorithm.adv_estimator)")
-        run = Run(
+        problems = self._problems() + launch_problems(algorithm, rollout_n, self.s.trainer_line, self.reading, self.s)
+        return Run(
             path=self.path,
             framework=self.framework,
             entry_point=self.s.entry_point,
@@ -194,9 +194,8 @@ class _Reader:
             max_num_seqs=self.get("actor_rollout_ref.rollout.max_num_seqs", as_int, 1024),
             deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
             variables=self.s.variables,  # made for this reading by read_hydra: not shared
+            problems=tuple(problems),
         )
-        problems = list(self._problems()) + common_problems(run, self.reading, self.s)
-        return _with(run, problems)
 
     def _entropy_bonus(self) -> Found[bool]:
         """Whether the update computes the entropy: an ``entropy_coeff`` other than 0, as written."""
@@ -331,10 +330,6 @@ def _offload_mode(policy: Found[bool], params: Found[bool], optimizer: Found[boo
         chosen = params if params.value else optimizer
         return Found("phase", chosen.origin, chosen.line, "verl's FSDP offload: states come back for their phase")
     return UNKNOWN
-
-
-def _with(run: Run, problems: list[Problem]) -> Run:
-    return changed(run, problems=tuple(problems))
 
 
 __all__ = ["NAME", "STOCK_CONFIGS", "STOCK_ENTRY_POINTS", "claims", "read"]
