@@ -103,7 +103,10 @@ class _Reader:
 
     def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
         """A key as written, else verl's default (only with a stock config)."""
-        found = from_override(self.s.overrides.get(key), convert)
+        override = self.s.overrides.get(key)
+        if override is None:  # most keys: a script writes a dozen of the thirty-odd read here
+            return _stock_default(key, fallback) if fallback is not None and self.stock else UNKNOWN
+        found = from_override(override, convert)
         if found.line or fallback is None or not self.stock:
             return found
         return _stock_default(key, fallback)
