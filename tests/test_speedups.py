@@ -391,3 +391,27 @@ def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
                 ), (text, implicit)
     assert ours.resolve(yaml.MappingNode, None, (True, False)) == "tag:yaml.org,2002:map"
     assert yamlsafe.load("a: [8, 'x', yes, 2024-01-01]").value == {"a": [8, "x", True, yamlsafe.YamlDate("2024-01-01")]}
+
+
+def test_the_lock_free_cached_property_computes_once_and_stores_in_the_instance() -> None:
+    """As functools.cached_property: computed at the first read, then found in ``__dict__``, frozen records too."""
+    from sphinx_rlresources.safe.frozen import cached_property
+
+    calls: list[int] = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Shape:
+        width: int
+
+        @cached_property
+        def area(self) -> int:
+            """The area, once."""
+            calls.append(self.width)
+            return self.width * self.width
+
+    shape = Shape(3)
+    assert (shape.area, shape.area, calls) == (9, 9, [3])
+    assert shape.__dict__["area"] == 9 and Shape(3) == shape  # equality and hash see the fields only
+    assert isinstance(Shape.area, cached_property) and Shape.area.__doc__ == "The area, once."
+    with pytest.raises(TypeError, match="caches properties"):
+        changed(shape, width=4)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.safe.frozen import cached_property
+
 MAX_CONFIG_BYTES = 1_000_000
 ALL_LINEAR = "all-linear"
 """PEFT's name for every linear layer but the output head (verl's default ``target_modules``)."""
@@ -122,11 +124,11 @@ class Architecture:
 
     # A load checks thousands of rows against a dozen shapes: each shape counts itself once
     # (kept on the instance, so no call hashes its thirty fields to find the count).
-    @functools.cached_property
+    @cached_property
     def _all_params(self) -> int:
         return self._count(False)
 
-    @functools.cached_property
+    @cached_property
     def _active_params(self) -> int:
         return self._count(True)
 
@@ -149,7 +151,7 @@ class Architecture:
     def largest_layer_params(self) -> int:
         return self._largest
 
-    @functools.cached_property
+    @cached_property
     def _largest(self) -> int:
         if self.size_only:
             return 0
@@ -212,7 +214,7 @@ class Architecture:
         heads_here = max(1, self.kv_heads // tp) if tp <= self.kv_heads else 1
         return 2 * self.layers * heads_here * self.dim * dtype_bytes
 
-    @functools.cached_property
+    @cached_property
     def _divisors(self) -> tuple[int, ...]:
         """Tensor-parallel sizes the heads allow: dividing the query heads, and the KV heads or a multiple of them."""
         kv = self.kv_heads

@@ -8,7 +8,6 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.phases import build
@@ -28,7 +27,7 @@ from sphinx_rlresources.estimator.plan import (
     algorithm_of,
     known_task,
 )
-from sphinx_rlresources.safe.frozen import changed
+from sphinx_rlresources.safe.frozen import cached_property, changed
 
 __all__ = [
     "ALGORITHMS",

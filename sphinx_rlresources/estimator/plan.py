@@ -16,11 +16,10 @@ lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, NamedTuple
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
-from sphinx_rlresources.safe.frozen import changed, stored_at_once
+from sphinx_rlresources.safe.frozen import cached_property, changed, stored_at_once
 
 GIB = float(2**30)
 MARGIN = 0.10

