@@ -12,6 +12,7 @@ is a one-line ``rlresources: error: ...`` on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -20,13 +21,8 @@ from typing import Any, TextIO
 
 from sphinx_rlresources import __version__
 from sphinx_rlresources.cli import estimate as estimate_command
-from sphinx_rlresources.cli import importer as import_command
 from sphinx_rlresources.cli import inspect as inspect_command
 from sphinx_rlresources.cli import lint as lint_command
-from sphinx_rlresources.cli import new as new_command
-from sphinx_rlresources.cli import render as render_command
-from sphinx_rlresources.cli import schema as schema_command
-from sphinx_rlresources.cli import sync as sync_command
 from sphinx_rlresources.cli.common import EXIT_ERROR, EXIT_OK, PROG, CliError, add_data_flags, add_load_arguments
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, shown
@@ -77,6 +73,22 @@ def exit_statuses(ok: str, findings: str | None) -> str:
         lines.append(f"  1  {findings}")
     lines.append(f"  2  {COULD_NOT_RUN}")
     return "\n".join(lines)
+
+
+def _run_of(module: str) -> Callable[[argparse.Namespace, TextIO], int]:
+    """A command's ``run``, its module imported when the command runs.
+
+    ``lint`` runs in every pre-commit hook and CI job: it need not import what only
+    ``render``, ``sync``, ``import``, ``new`` or ``schema`` use (a fifth of the
+    command's start-up).  ``inspect`` and ``estimate`` define their own flags, so
+    their modules are imported with the parser.
+    """
+
+    def run(args: argparse.Namespace, out: TextIO) -> int:
+        found: int = importlib.import_module(f"sphinx_rlresources.cli.{module}").run(args, out)
+        return found
+
+    return run
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write the schema to PATH inside the repository: a .json file, or a folder (created if missing) "
         "to hold rlresources.schema.json (default: print it to standard output)",
     )
-    schema.set_defaults(func=schema_command.run)
+    schema.set_defaults(func=_run_of("schema"))
 
     render = commands.add_parser(
         "render",
@@ -169,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         cross_check="leave out, on standard error, the findings of comparing the shown rows with their scripts; "
         "the table stays the same",
     )
-    render.set_defaults(func=render_command.run)
+    render.set_defaults(func=_run_of("render"))
 
     sync = commands.add_parser(
         "sync",
@@ -209,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         cross_check="do not compare the drawn rows with their scripts (no rlresources.script_* findings); the "
         "tables stay the same",
     )
-    sync.set_defaults(func=sync_command.run)
+    sync.set_defaults(func=_run_of("sync"))
 
     inspect = commands.add_parser(
         "inspect",
@@ -244,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default: none, such links are reported)",
     )
     imp.add_argument("--force", action="store_true", help="overwrite data files that already exist in --out")
-    imp.set_defaults(func=import_command.run)
+    imp.set_defaults(func=_run_of("importer"))
 
     new = commands.add_parser(
         "new",
@@ -273,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
         cross_check="skip comparing the other rows with their scripts while looking for SCRIPT's row "
         "(faster; the row written is the same)",
     )
-    new.set_defaults(func=new_command.run)
+    new.set_defaults(func=_run_of("new"))
     estimate = commands.add_parser(
         "estimate",
         help="the GPU and host memory an RL run needs: a floor and an expected peak",
