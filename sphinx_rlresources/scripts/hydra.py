@@ -95,7 +95,7 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
         return ScriptSettings(problems=problems, variables=variables)
     overrides: dict[str, Override] = {}
     duplicates: list[tuple[Override, Override]] = []
-    set_names = set(interpreter.vars) | set(interpreter.arrays)
+    set_names = interpreter.vars.keys() | interpreter.arrays.keys()
     for field in command.fields:
         found = _key_of(field)
         if found is None:
@@ -167,7 +167,7 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
                 kind="missing-dollar",
             )
         )
-    for name in sorted(field.missing):
+    for name in sorted(field.missing) if field.missing else ():  # most fields use no unset variable
         problems.append(
             ScriptProblem(
                 field.line,
