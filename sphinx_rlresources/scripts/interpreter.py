@@ -222,15 +222,17 @@ class Interpreter(Expander):
         if not words or (self.cases and not self.cases[-1].running):
             return
         self.chained = after in ("&&", "||", "|", "|&")
-        assignments = 0
+        assigned = []
         for word in words:
-            if self._assignment(word) is None:
+            found = self._assignment(word)
+            if found is None:
                 break
-            assignments += 1
-        if assignments == len(words):
-            for word in words:
-                self._assign(word)
+            assigned.append(found)
+        if len(assigned) == len(words):
+            for word, found in zip(words, assigned, strict=True):
+                self._assign(word, found)
             return
+        assignments = len(assigned)
         prefix = words[:assignments]  # FOO=1 cmd: FOO is set for cmd only
         words = words[assignments:]
         name = self._literal(words[0])
@@ -381,8 +383,9 @@ class Interpreter(Expander):
         value = ((Lit(rest, False),) if rest else ()) + word.parts[1:]
         return match.group(1), bool(match.group(2)), value
 
-    def _assign(self, word: Word) -> None:
-        found = self._assignment(word)
+    def _assign(self, word: Word, found: tuple[str, bool, tuple[Part, ...]] | None = None) -> None:
+        """Run ``NAME=value`` (``found``: the word already split by :meth:`_assignment`)."""
+        found = found or self._assignment(word)
         if found is None:
             return
         name, append, parts = found
