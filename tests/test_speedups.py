@@ -29,7 +29,7 @@ from sphinx_rlresources.estimator.plan import Estimate, Plan
 from sphinx_rlresources.safe.frozen import changed, stored_at_once
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Found, Origin, Problem, Run
-from sphinx_rlresources.sphinxext import deferred
+from sphinx_rlresources.sphinxext import deferred, export
 from sphinx_rlresources.sphinxext import table as directive
 
 
@@ -223,8 +223,8 @@ def _watch_the_collector(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool
 
     from sphinx_rlresources.core import loader
 
-    seen: dict[str, list[bool]] = {"load": [], "draw": []}
-    real_files, real_defer = loader.data_files, directive.defer_rows
+    seen: dict[str, list[bool]] = {"load": [], "draw": [], "export": []}
+    real_files, real_defer, real_object = loader.data_files, directive.defer_rows, export.dataset_object
 
     def files(folder: Path) -> list[Path]:
         seen["load"].append(gc.isenabled())
@@ -234,8 +234,13 @@ def _watch_the_collector(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool
         seen["draw"].append(gc.isenabled())
         return real_defer(table, language)
 
+    def rows(dataset: Any, template: str | None = None, ref: str = "main") -> Any:
+        seen["export"].append(gc.isenabled())
+        return real_object(dataset, template, ref)
+
     monkeypatch.setattr(loader, "data_files", files)
     monkeypatch.setattr(directive, "defer_rows", defer)
+    monkeypatch.setattr(export, "dataset_object", rows)
     return seen
 
 
@@ -247,8 +252,8 @@ def test_the_collector_is_paused_while_loading_and_drawing(
     monkeypatch.delenv("RLRESOURCES_NO_GC_PAUSE", raising=False)
     seen = _watch_the_collector(monkeypatch)
     build(make_app, site(tmp_path, "paused"))
-    assert seen["load"] and seen["draw"]
-    assert not any(seen["load"]) and not any(seen["draw"])
+    assert seen["load"] and seen["draw"] and seen["export"]
+    assert not any(seen["load"]) and not any(seen["draw"]) and not any(seen["export"])
     assert gc.isenabled()
 
 
@@ -256,8 +261,8 @@ def test_the_pause_can_be_switched_off(make_app: Any, tmp_path: Path, monkeypatc
     monkeypatch.setenv("RLRESOURCES_NO_GC_PAUSE", "1")
     seen = _watch_the_collector(monkeypatch)
     build(make_app, site(tmp_path, "unpaused"))
-    assert seen["load"] and seen["draw"]
-    assert all(seen["load"]) and all(seen["draw"])
+    assert seen["load"] and seen["draw"] and seen["export"]
+    assert all(seen["load"]) and all(seen["draw"]) and all(seen["export"])
 
 
 def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,8 @@
 """Pause the cyclic garbage collector while building many objects that all stay alive.
 
-Loading the data and drawing a table each allocate tens of thousands of objects
-(YAML nodes and marks, rows, docutils nodes) that are kept.  Every few hundred
+Loading the data, drawing a table and writing the JSON export each allocate tens of
+thousands of objects (YAML nodes and marks, rows, docutils nodes, a row's cells) that
+are kept while the work lasts.  Every few hundred
 allocations Python's collector runs, and every few dozen runs it scans the *whole*
 heap, which in a Sphinx build is large, for cycles that cannot be there yet: at
 10,000 rows that was a fifth of the load time.  Reference counting still frees

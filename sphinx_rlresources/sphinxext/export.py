@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sphinx_rlresources.core.columns import COLUMNS, CellContext
+from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
 from sphinx_rlresources.sphinxext.store import store_of
@@ -102,6 +103,7 @@ def dataset_object(dataset: DataSet, template: str | None = None, ref: str = "ma
     }
 
 
+@without_gc  # an object per cell of every row, all alive until dumped: see gcpause
 def dataset_json(dataset: DataSet, template: str | None = None, ref: str = "main") -> str:
     """The file's text: UTF-8 JSON, two-space indents, a final newline."""
     return json.dumps(dataset_object(dataset, template, ref), indent=2, ensure_ascii=False) + "\n"
