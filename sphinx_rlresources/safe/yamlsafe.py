@@ -36,11 +36,11 @@ class _Loader(_Parser):
 
     libyaml parses in C but asks this Python resolver for the tag of every scalar, by
     trying a list of regular expressions: 26 calls a row (remembering the answers takes
-    composing 10,000 rows from 0.30 to 0.26 s).  A plain scalar's tag depends only on its text (this loader has no path
-    resolvers, and its implicit ones are copied here, so nothing registered on PyYAML's
-    loaders later can change them), and rows repeat the same few hundred words
-    (``MIN``, ``H100``, ``8``, the field names).  The memory is bounded: short texts
-    only, and emptied when full.
+    composing 10,000 rows from 0.30 to 0.26 s).  A plain scalar's tag depends only on its
+    text (this loader has no path resolvers, and its implicit ones are copied here, so
+    nothing registered on PyYAML's loaders later can change them), and rows repeat the
+    same few hundred words (``MIN``, ``H100``, ``8``, the field names).  The memory is
+    bounded: short texts only, and emptied when full.
     """
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:

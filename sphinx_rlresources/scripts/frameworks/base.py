@@ -26,7 +26,7 @@ ORIGINS = {
 }
 RANK = {Origin.SET: 0, Origin.DERIVED: 0, Origin.SCRIPT_DEFAULT: 1, Origin.ENV: 2, Origin.FRAMEWORK_DEFAULT: 3}
 """How weak an origin is, for :func:`derived` (the rest are weaker still)."""
-SILENT = (Origin.UNKNOWN, Origin.FRAMEWORK_DEFAULT)
+UNWRITTEN = (Origin.UNKNOWN, Origin.FRAMEWORK_DEFAULT)
 """Origins of a setting no one wrote, for :func:`first`.  (A member looked up on an enum class
 costs Python 3.11 ten times a local's; these run for every setting of every row.)"""
 TRUE = frozenset({"true", "1", "yes", "on"})
@@ -112,7 +112,7 @@ _DEFAULTS: dict[tuple[type, object, str], Found[Any]] = {}
 def first(*found: Found[T]) -> Found[T]:
     """The first setting that says anything (written, even as unknown), else the last one (a default)."""
     for item in found:
-        if item.line or item.origin not in SILENT:
+        if item.line or item.origin not in UNWRITTEN:
             return item
     for item in found:
         if item.value is not None:
