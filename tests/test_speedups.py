@@ -420,3 +420,45 @@ def test_the_lock_free_cached_property_computes_once_and_stores_in_the_instance(
     assert isinstance(Shape.area, cached_property) and Shape.area.__doc__ == "The area, once."
     with pytest.raises(TypeError, match="caches properties"):
         changed(shape, width=4)
+
+
+def _cell(content: nodes.Node, key: str) -> nodes.entry:
+    from sphinx_rlresources.sphinxext.nodes import rlresources_cell
+
+    return rlresources_cell("", nodes.paragraph("", "", content), label=key, classes=[f"rl-col-{key}"])
+
+
+def test_one_walk_of_a_table_gives_each_text_its_own_rule() -> None:
+    """Each text gets the rule of where it is: the caption soft hyphens alone, a header its
+    camel-case break, an Infer cell the engine's break, a body cell dates and name breaks."""
+    from sphinx_rlresources.sphinxext import layout
+    from sphinx_rlresources.sphinxext.nodes import rlresources_script_label
+
+    caption = nodes.title(
+        "", "", nodes.Text("MaxBatch RECOMMENDED"), nodes.Text("RECOMMENDED"), nodes.literal("a_b", "a_b")
+    )
+    head = nodes.row("", nodes.entry("", nodes.paragraph("", "", nodes.Text("MaxBatch"))))
+    link = nodes.reference("q_7b_grpo.sh", "q_7b_grpo.sh", refuri="https://example.org/q_7b_grpo.sh")
+    body = nodes.row(
+        "",
+        _cell(nodes.Text("RECOMMENDED"), "tag"),
+        _cell(nodes.Text("vllm0.8.3"), "infer"),
+        _cell(nodes.Text("sglang0.4.6"), "model"),
+        _cell(nodes.Text("2025-06-25"), "tested"),
+        _cell(link, "link"),
+        _cell(nodes.Text("MaxBatch"), "notes"),
+    )
+    table = nodes.table("", caption, nodes.tgroup("", nodes.colspec(), nodes.thead("", head), nodes.tbody("", body)))
+    layout.prepare_html_table(table)
+
+    assert [type(n) for n in caption.children] == [nodes.Text, layout.rlresources_hyphenated, nodes.inline]
+    assert type(caption[2][0]) is layout.rlresources_breakable  # code in a caption: breakable text
+    assert type(head[0][0][0]) is layout.rlresources_breakable  # "Max|Batch" in a header only
+    tag, infer, model, tested, script, notes = (cell[0][0] for cell in body.children)
+    assert type(tag) is layout.rlresources_hyphenated
+    assert type(infer) is layout.rlresources_engine  # vllm|0.8.3 in the Infer column
+    assert type(model) is layout.rlresources_breakable  # sglang|0.4.6: five letters and a digit
+    assert isinstance(tested, nodes.inline) and tested["classes"] == ["rlresources-date"]
+    label = script[0]
+    assert isinstance(label, rlresources_script_label) and type(label[0]) is layout.rlresources_breakable
+    assert type(notes) is nodes.Text  # no camel-case break in a body cell
