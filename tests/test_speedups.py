@@ -201,7 +201,7 @@ def test_what_the_loader_keeps_is_filed_as_old_when_the_pause_ends() -> None:
     kept = without_gc_kept(make)()
     assert {generation_of(kept), generation_of(kept[0])} == {2}
     assert gc.isenabled() and gc.get_freeze_count() == 0
-    young = without_gc(make)()  # the table's pause files nothing
+    young = without_gc(make)()  # the JSON export's pause files nothing
     gc.disable()  # no collection may move it while it is looked for
     try:
         assert generation_of(young) == 0

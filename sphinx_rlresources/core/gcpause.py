@@ -19,18 +19,19 @@ The contract this relies on, all of it CPython's documented :mod:`gc` behaviour:
   parallel build forks processes, not threads, so no other thread sees the pause;
 * nothing run while paused needs a cycle's finalizer to run meanwhile.
 
-:func:`without_gc_kept` does one thing more, for work whose objects live as long as the
-data set (the loader's): when the pause ends, everything that survived is filed with
-the old objects (``gc.freeze()`` then ``gc.unfreeze()``, which CPython documents as
-moving every tracked object to the permanent generation and back into the oldest one).
-Otherwise the first collections after the pause scan all of it as young, twice (the
-youngest generation, then the next): at 10,000 rows that was 0.3 of lint's 5.3
-seconds, for cycles that cannot be there.  A cycle made and dropped meanwhile is then
-freed by the next full collection instead of the next young one.  Nothing is filed
+:func:`without_gc_kept` does one thing more, for work whose objects outlive many
+collections (the loader's data set; a table's nodes, which Sphinx keeps with the
+page's doctree until the page is written): when the pause ends, everything that
+survived is filed with the old objects (``gc.freeze()`` then ``gc.unfreeze()``, which
+CPython documents as moving every tracked object to the permanent generation and back
+into the oldest one).  Otherwise the first collections after the pause scan all of it
+as young, twice (the youngest generation, then the next), for cycles that cannot be
+there: at 10,000 rows, 0.3 of lint's 5.3 seconds, and 0.9 s of the directive page's
+build for its table.  A cycle made and dropped meanwhile is then freed by the next
+full collection instead of the next young one.  Nothing is filed
 when anything is already frozen (an application that froze its objects before
 forking keeps them frozen) or when the caller had paused the collector itself.  The
-table's nodes are not filed: Sphinx drops each page's doctree once it is written,
-and docutils' parent links make those nodes cycles the young collections free.
+JSON export's objects are not filed: they are dropped as soon as the file is written.
 
 A Python whose collector works differently (an incremental one) can make the pause
 worth less, never wrong.  ``RLRESOURCES_NO_GC_PAUSE=1`` in the environment turns it
