@@ -130,10 +130,15 @@ def on_html_page_context(
     """Add the script and the stylesheet to the pages that draw filters, charts or coverage."""
     if doctree is None:
         return
-    if any(True for _node in doctree.findall(rlresources_filter)):
+    filtered = styled = False  # one walk of a page that may hold 10,000 rows, to its first filter
+    for node in doctree.findall(lambda n: isinstance(n, (rlresources_filter, rlresources_chart, rlresources_mark))):
+        styled = True
+        if isinstance(node, rlresources_filter):
+            filtered = True
+            break
+    if filtered:
         app.add_js_file(FILTER_JS, defer="defer")
-        app.add_css_file(READERS_CSS)
-    elif any(True for _node in doctree.findall(lambda n: isinstance(n, (rlresources_chart, rlresources_mark)))):
+    if styled:
         app.add_css_file(READERS_CSS)
 
 
