@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""``rlresources lint`` of two checkouts of this package, alternated, on the same repository.
+"""``rlresources lint`` (or the directive page's build) of two checkouts of this package, alternated.
 
 "Is ``lint`` still as fast as at commit X?" needs both trees timed in one sitting, on
 one machine whose speed drifts: this runs ``python -m sphinx_rlresources lint`` as a
@@ -10,8 +10,13 @@ bytecode first, so neither pays for compiling in every process (a shell with
 ``PYTHONDONTWRITEBYTECODE=1`` would otherwise charge it to the tree whose files changed).
 Both runs must print the same findings.
 
+``--build`` times ``sphinx-build -E`` of ``bench.py``'s directive page instead (the
+page of ``make bench``'s first row), and reports peak memory too; the two trees may
+draw different tables, so their pages are not compared.
+
     git worktree add /tmp/before d8e97b2
     python benchmarks/bench_trees.py /tmp/before . --rows 10000 --reps 20
+    python benchmarks/bench_trees.py /tmp/before . --rows 10000 --reps 4 --build
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("after", type=Path, help="the checkout measured")
     parser.add_argument("--rows", type=int, default=10000, help="rows of the generated repository")
     parser.add_argument("--reps", type=int, default=10, help="processes per tree (medians are reported)")
+    parser.add_argument("--build", action="store_true", help="time the directive page's HTML build, not lint")
     args = parser.parse_args(argv)
     trees = {"before": args.before.resolve(), "after": args.after.resolve()}
     for tree in trees.values():
@@ -41,22 +47,32 @@ def main(argv: list[str] | None = None) -> int:
     bench.WORK.mkdir(exist_ok=True)
     base = bench.generate(args.rows, "url", prefix="trees")
     times: dict[str, list[float]] = {name: [] for name in trees}
+    memory: dict[str, list[float]] = {name: [] for name in trees}
     outputs: dict[str, set[str]] = {name: set() for name in trees}
-    print(f"machine: {bench.machine()}; {args.rows} rows, {args.reps} alternated runs per tree")
+    work = "the directive page's build" if args.build else "lint"
+    print(f"machine: {bench.machine()}; {work}, {args.rows} rows, {args.reps} alternated runs per tree")
     for rep in range(args.reps):
         for name in list(trees) if rep % 2 == 0 else list(trees)[::-1]:
             env = {**os.environ, "PYTHONPATH": str(trees[name])}
-            result = bench.run([sys.executable, "-m", "sphinx_rlresources", "lint"], base, env)
+            if args.build:
+                result = bench.sphinx(base / "docs-directive", bench.WORK / f"trees-build-{name}", "-E", env=env)
+            else:
+                result = bench.run([sys.executable, "-m", "sphinx_rlresources", "lint"], base, env)
+                outputs[name].add(result.out)
             times[name].append(result.cpu)
-            outputs[name].add(result.out)
+            memory[name].append(result.rss_mb)
     if outputs["before"] != outputs["after"]:
         print("the two trees' findings differ: compare their lint output first", file=sys.stderr)
         return 1
     for name, found in times.items():
-        print(f"{name:6}  median {statistics.median(found):6.2f} s  fastest {min(found):6.2f} s  (CPU)")
+        print(
+            f"{name:6}  median {statistics.median(found):6.2f} s  fastest {min(found):6.2f} s  (CPU)"
+            f"  peak memory {statistics.median(memory[name]):.0f} MB"
+        )
     median = statistics.median(times["after"]) / statistics.median(times["before"])
     fastest = min(times["after"]) / min(times["before"])
-    print(f"after / before: medians {median:.3f}, fastest runs {fastest:.3f}")
+    pairs = " ".join(f"{after / before:.3f}" for after, before in zip(times["after"], times["before"], strict=True))
+    print(f"after / before: medians {median:.3f}, fastest runs {fastest:.3f}; run by run {pairs}")
     return 0
 
 
