@@ -388,7 +388,7 @@ def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
     from sphinx_rlresources.safe import yamlsafe
 
     texts = ["8", "+8", "010", "0x10", "1_000", "1:30", "8.0", ".inf", "true", "yes", "No", "null", "~", ""]
-    texts += ["2024-01-01", "H100", "MIN", "fsdp", "a" * (yamlsafe._REMEMBERED_CHARS + 1)]
+    texts += ["2024-01-01", "H100", "MIN", "fsdp", "a" * (yamlsafe._PLAIN_TAGS.chars + 1)]
     reference = yaml.SafeLoader("")
     ours = yamlsafe._Loader("")
     for _ in range(2):
@@ -492,3 +492,17 @@ def test_the_exports_json_writer_refuses_what_json_cannot_hold() -> None:
         export.indented_json({"a": {1, 2}})
     with pytest.raises(TypeError, match="keys must be str"):
         export.indented_json({1: "a"})
+
+
+def test_a_memo_of_strangers_keys_stays_bounded() -> None:
+    """At most ``entries`` answers, emptied when full; a key whose text is longer than ``chars`` is never kept."""
+    from sphinx_rlresources.safe.memo import Memo
+
+    memo: Memo[str, int] = Memo(3, chars=4)
+    assert [memo.keep(key, len(key)) for key in ("a", "bb", "ccc")] == [1, 2, 3]
+    assert memo == {"a": 1, "bb": 2, "ccc": 3}
+    assert memo.keep("dddd", 4) == 4 and memo == {"dddd": 4}  # full: emptied, then kept
+    assert memo.keep("eeeee", 5, "eeeee") == 5 and "eeeee" not in memo  # too long to keep
+    assert memo.short("eeee") and not memo.short("eeeee")
+    unbounded: Memo[tuple[int, str], str] = Memo(2)
+    assert unbounded.keep((1, "x" * 10_000), "v", "") == "v" and unbounded.short("x" * 10_000)

@@ -6,5 +6,6 @@ strangers.  What every other room needs to read or quote them safely lives here 
 bounded) and :mod:`.text` (which characters a value may hold, and the one function that
 shows a name or value in a message).  One helper every room's records share lives
 here too, for the same reason (it depends on nothing): :mod:`.frozen`, a frozen record
-with some fields changed, at a twentieth of ``dataclasses.replace``'s cost.
+with some fields changed, at a twentieth of ``dataclasses.replace``'s cost; and so does
+:mod:`.memo`, the bounded memory of answers whose keys are strangers' text.
 """

@@ -19,15 +19,14 @@ from typing import Any
 
 import yaml
 
+from sphinx_rlresources.safe.memo import Memo
+
 try:  # libyaml's C parser is ~10x faster; marks and composition behave the same.
     from yaml import CSafeLoader as _Parser
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
-_REMEMBERED_CHARS = 64
-"""Plain scalars up to this long have their tag remembered (a row's words and numbers are shorter)."""
-_MAX_REMEMBERED = 65_536
-_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS: Memo[str, str] = Memo(65_536, chars=64)  # a row's words and numbers are shorter than 64
 """Plain scalar text -> the tag the resolver gives it, for :class:`_Loader`."""
 
 
@@ -44,14 +43,11 @@ class _Loader(_Parser):
     """
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is not yaml.ScalarNode or not implicit[0] or len(value) > _REMEMBERED_CHARS:
+        if kind is not yaml.ScalarNode or not implicit[0] or len(value) > _PLAIN_TAGS.chars:  # short(), inlined
             return super().resolve(kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
         tag = _PLAIN_TAGS.get(value)
         if tag is None:
-            tag = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
-            if len(_PLAIN_TAGS) >= _MAX_REMEMBERED:
-                _PLAIN_TAGS.clear()
-            _PLAIN_TAGS[value] = tag
+            tag = _PLAIN_TAGS.keep(value, super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
         return tag
 
 

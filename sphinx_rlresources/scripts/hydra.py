@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from sphinx_rlresources.safe.memo import Memo
 from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
@@ -47,24 +48,17 @@ def _key_of(field: Field) -> tuple[str, str] | None:
 def _key(raw: str) -> tuple[str, str] | None:
     """(key, raw) of a written key (``+trainer.nnodes`` -> ``trainer.nnodes``), or None.
 
-    Remembered for keys of up to :data:`REMEMBERED_KEY_CHARS` characters: every verl
-    script repeats the same few dozen, and matching :data:`KEY_RE` was a fifth of
-    reading a launch's overrides.
+    Remembered (keys of up to 120 characters, :data:`_KEYS`): every verl script repeats
+    the same few dozen, and matching :data:`KEY_RE` was a fifth of reading a launch's
+    overrides.
     """
     match = KEY_RE.fullmatch(raw)
     if not match or raw.startswith("-"):
         return None
-    found = (match.group(2), raw)
-    if len(raw) <= REMEMBERED_KEY_CHARS:
-        if len(_KEYS) >= MAX_REMEMBERED_KEYS:
-            _KEYS.clear()
-        _KEYS[raw] = found
-    return found
+    return _KEYS.keep(raw, (match.group(2), raw), raw)
 
 
-REMEMBERED_KEY_CHARS = 120
-MAX_REMEMBERED_KEYS = 4096
-_KEYS: dict[str, tuple[str, str]] = {}
+_KEYS: Memo[str, tuple[str, str]] = Memo(4096, chars=120)
 
 
 def _value_of(field: Field, raw_key: str) -> tuple[str | None, str]:

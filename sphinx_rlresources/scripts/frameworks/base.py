@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from sphinx_rlresources.safe.memo import Memo
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
@@ -98,15 +99,12 @@ def default(value: T, written: str) -> Found[T]:
     except TypeError:  # an unhashable value (a list of roles): made each time
         return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
     if found is None:
-        if len(_DEFAULTS) >= MAX_REMEMBERED_DEFAULTS:
-            _DEFAULTS.clear()
-        found = _DEFAULTS[key] = Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
+        found = _DEFAULTS.keep(key, Found(value, Origin.FRAMEWORK_DEFAULT, 0, written))
     return found
 
 
-MAX_REMEMBERED_DEFAULTS = 4096
-"""The defaults kept made; a bound, since a wording may quote a value the script computed."""
-_DEFAULTS: dict[tuple[type, object, str], Found[Any]] = {}
+_DEFAULTS: Memo[tuple[type, object, str], Found[Any]] = Memo(4096)
+"""The defaults kept made; bounded, since a wording may quote a value the script computed."""
 
 
 def first(*found: Found[T]) -> Found[T]:
