@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{tree} holds no sphinx_rlresources folder")
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "sphinx_rlresources")], check=True)
     bench.WORK.mkdir(exist_ok=True)
-    base = bench.generate(args.rows, "url", prefix="trees")
+    base = bench.generate(args.rows, "download" if args.build else "url", prefix="trees")  # download: make bench's
     times: dict[str, list[float]] = {name: [] for name in trees}
     memory: dict[str, list[float]] = {name: [] for name in trees}
     outputs: dict[str, set[str]] = {name: set() for name in trees}
