@@ -598,3 +598,25 @@ def test_what_a_table_keeps_of_an_estimate_says_what_the_estimate_says(
         found.verdict,
     )
     assert kept.verdict == verdict
+
+
+def test_the_expected_peak_is_built_once_for_a_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``estimate`` lists the expected peak's terms and gives its verdict: one build of it, not two."""
+    from sphinx_rlresources.estimator import memory
+
+    built: list[bool] = []
+    real = memory.build
+
+    def counting(*args: Any, expected: bool) -> Any:
+        built.append(expected)
+        return real(*args, expected=expected)
+
+    monkeypatch.setattr(memory, "build", counting)
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    found = estimate(arch, Plan("GRPO", 8, "H100", DEVICES["H100"]))
+    terms, verdict, peak = found.expected.moments, found.verdict, found.expected_gib
+    assert terms and verdict in ("fits", "tight") and peak == found.expected.peak_gib
+    assert built == [False, True]  # the floor, then the expected peak once
+    table_row = estimate(arch, Plan("GRPO", 8, "H100", DEVICES["H100"])).kept()
+    assert (table_row.verdict, table_row.expected_gib) == (verdict, peak) and built == [False, True, False, True]

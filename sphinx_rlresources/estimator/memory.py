@@ -7,7 +7,7 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.phases import build
@@ -139,19 +139,27 @@ class Kept:
     floor_gib: float
     impossible: bool
 
-    def expected(self) -> Estimate:
-        """The expected peak with every term, built anew (:attr:`Result.expected` keeps it for the command)."""
-        return build(self.arch, self.plan, self.rollout_tp, expected=True)
+    figures: tuple[float, float] | None = field(default=None, init=False, repr=False, compare=False)
+    """The expected peak and its host memory per node, in GiB, once the peak has been built."""
 
-    @cached_property
+    def expected(self) -> Estimate:
+        """The expected peak with every term, built anew (:attr:`Result.expected` keeps it for the command).
+
+        Its figures are kept, so the verdict read after it builds nothing more.
+        """
+        found = build(self.arch, self.plan, self.rollout_tp, expected=True)
+        self.figures = (found.peak_gib, found.host_gib)
+        return found
+
     def _expected_figures(self) -> tuple[float, float]:
-        """The expected peak and its host memory per node, in GiB."""
-        found = self.expected()
-        return found.peak_gib, found.host_gib
+        if self.figures is None:
+            found = self.expected()
+            return found.peak_gib, found.host_gib
+        return self.figures
 
     @property
     def expected_gib(self) -> float:
-        return self._expected_figures[0]
+        return self._expected_figures()[0]
 
     @property
     def verdict(self) -> str:
@@ -159,7 +167,7 @@ class Kept:
         device = self.plan.device_gib
         if self.impossible:
             return "does-not-fit"
-        peak, host = self._expected_figures
+        peak, host = self._expected_figures()
         if peak > device or _host_over(self.plan, host):
             return "likely-oom"
         return "tight" if peak > device * (1 - MARGIN) else "fits"
