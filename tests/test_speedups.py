@@ -506,3 +506,21 @@ def test_a_memo_of_strangers_keys_stays_bounded() -> None:
     assert memo.short("eeee") and not memo.short("eeeee")
     unbounded: Memo[tuple[int, str], str] = Memo(2)
     assert unbounded.keep((1, "x" * 10_000), "v", "") == "v" and unbounded.short("x" * 10_000)
+
+
+def test_a_remembered_function_keeps_short_texts_only() -> None:
+    """As ``functools.lru_cache`` for one text, with the text's length bounded: a long one is answered, never kept."""
+    from sphinx_rlresources.safe.memo import remembered
+
+    calls: list[str] = []
+
+    @remembered(2, chars=8)
+    def upper(text: str) -> str | None:
+        calls.append(text)
+        return text.upper() if text else None
+
+    assert [upper("ab"), upper("ab"), upper(""), upper("")] == ["AB", "AB", None, None]
+    assert calls == ["ab", ""]  # None is remembered too
+    long = "x" * 9
+    assert [upper(long), upper(long)] == ["X" * 9] * 2 and calls[-2:] == [long, long]
+    assert upper.__name__ == "upper"

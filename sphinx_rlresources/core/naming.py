@@ -6,9 +6,10 @@ a new script's name to scaffold its row), so the rule is spelled out once.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
+
+from sphinx_rlresources.safe.memo import remembered
 
 FIELDS = ("model", "task", "gpunums", "device", "train", "infer")
 RULE = "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh"
@@ -37,11 +38,11 @@ def slug(text: str) -> str:
     return out or "x"
 
 
-@functools.lru_cache(maxsize=1024)
+@remembered(1024, chars=512)
 def parse(filename: str) -> tuple[ScriptName | None, str | None]:
     """Split a file name by the rule: (fields, None) or (None, what breaks the rule).
 
-    Remembered for the last names asked: the checks of one row ask up to three times.
+    Remembered (bounded: ``safe.memo.remembered``): the checks of one row ask up to three times.
     """
     if not filename.endswith(".sh"):
         return None, f"'{filename}' does not end in .sh"

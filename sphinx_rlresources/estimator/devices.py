@@ -7,7 +7,7 @@ other device is estimated with ``--device-memory``.
 
 from __future__ import annotations
 
-import functools
+from sphinx_rlresources.safe.memo import remembered
 
 #: device -> total memory in GiB, as reported by the vendor's tool
 DEVICES: dict[str, float] = {
@@ -56,11 +56,11 @@ def _key(name: str) -> str:
     return name.strip().upper().replace(" ", "").replace("_", "-")
 
 
-@functools.lru_cache(maxsize=256)
+@remembered(256, chars=256)
 def canonical(name: str) -> str | None:
     """The table's spelling of a device name, or None when it is not in the table.
 
-    Remembered for the last names asked: every row asks for its device's, twice.
+    Remembered (bounded: ``safe.memo.remembered``): every row asks for its device's, twice.
     """
     key = _key(name)
     for device in DEVICES:

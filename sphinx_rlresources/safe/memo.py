@@ -1,7 +1,9 @@
 """A bounded memory of a pure function's answers, for keys made of strangers' text.
 
-The readers remember a few answers on lint's and the build's per-row path: the tag
-of a YAML scalar, the key of a Hydra override, a framework's default.  Each answer
+The readers and checks remember a few answers on lint's and the build's per-row path:
+the tag of a YAML scalar, the key of a Hydra override, a framework's default, and
+(through :func:`remembered`) a model's bundled shape, a device's spelling, a script
+name's fields.  Each answer
 depends only on its key, and real repositories repeat the same few hundred keys, but
 the keys come from untrusted files, so the memory must stay bounded whatever they
 hold: a most number of entries (emptied when full, which costs nothing on the hot
@@ -12,7 +14,9 @@ remembered.  ``functools.lru_cache`` bounds the entries only, and would keep a
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
 from typing import TypeVar
 
 K = TypeVar("K")
@@ -42,3 +46,25 @@ class Memo(dict[K, V]):
                 self.clear()
             self[key] = value
         return value
+
+
+def remembered(entries: int, chars: int) -> Callable[[Callable[[str], V]], Callable[[str], V]]:
+    """Remember a pure function of one text in a :class:`Memo` (``functools.lru_cache`` with the text bounded).
+
+    A text longer than ``chars`` (a model path a script wrote, up to 64 kB) is answered
+    every time and never kept.
+    """
+
+    def decorate(func: Callable[[str], V]) -> Callable[[str], V]:
+        memo: Memo[str, V] = Memo(entries, chars)
+
+        @functools.wraps(func)
+        def remembering(text: str) -> V:
+            try:
+                return memo[text]
+            except KeyError:
+                return memo.keep(text, func(text), text)
+
+        return remembering
+
+    return decorate
