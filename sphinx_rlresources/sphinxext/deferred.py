@@ -43,6 +43,8 @@ from typing import TYPE_CHECKING
 from docutils import nodes
 from sphinx import addnodes
 
+from sphinx_rlresources.sphinxext.nodes import table_parts
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
 
@@ -102,13 +104,7 @@ def defer_rows(table: nodes.Element, language: str | None) -> bool:
     """Park the table's body rows in holders; False (table untouched) when unsafe or switched off."""
     if os.environ.get(SWITCH, "") not in ("", "0") or language not in (None, "", "en"):
         return False
-    bodies = [
-        body
-        for group in table.children
-        if isinstance(group, nodes.tgroup)
-        for body in group.children
-        if isinstance(body, nodes.tbody)
-    ]
+    bodies = [part for part in table_parts(table) if isinstance(part, nodes.tbody)]
     if not bodies or not all(body.children and _plain(body) for body in bodies):
         return False
     for body in bodies:

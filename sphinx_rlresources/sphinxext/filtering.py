@@ -23,6 +23,7 @@ from sphinx_rlresources.sphinxext.assets import FILTER_JS, READERS_CSS
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import (
     add_wrapper_node,
+    body_rows,
     rlresources_chart,
     rlresources_filter,
     rlresources_mark,
@@ -85,10 +86,10 @@ def control_strings() -> dict[str, str]:
 
 def make_filterable(table: nodes.table, entries: Sequence[Entry]) -> nodes.Element:
     """Wrap ``table`` for filtering; its body rows must be ``entries``, in order."""
-    body_rows = [row for tbody in table.findall(nodes.tbody) for row in tbody.children if isinstance(row, nodes.row)]
-    if len(body_rows) != len(entries):  # pragma: no cover - the table is drawn from exactly these rows
+    rows = body_rows(table)
+    if len(rows) != len(entries):  # pragma: no cover - the table is drawn from exactly these rows
         return table
-    for row, entry in zip(body_rows, entries, strict=True):
+    for row, entry in zip(rows, entries, strict=True):
         replacement = rlresources_row(row.rawsource, *row.children, **row.attributes)
         replacement["rl_data"] = {key: read(entry) for key, read in ROW_DATA.items()}
         row.replace_self(replacement)

@@ -18,6 +18,7 @@ from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.sphinxext.base import guarded, select_on_page
 from sphinx_rlresources.sphinxext.i18n import _
+from sphinx_rlresources.sphinxext.nodes import body_rows
 from sphinx_rlresources.sphinxext.store import get_dataset
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
@@ -181,19 +182,6 @@ def _opening(place: nodes.Element) -> nodes.Element:
     return place
 
 
-def _body_rows(table: nodes.Element) -> list[nodes.row]:
-    """The directive's rows, where it put them (a walk of the whole table visits every cell's nodes)."""
-    return [
-        row
-        for group in table.children
-        if isinstance(group, nodes.tgroup)
-        for part in group.children
-        if isinstance(part, nodes.tbody)
-        for row in part.children
-        if isinstance(row, nodes.row)
-    ]
-
-
 def say_markers_once(app: Sphinx, doctree: nodes.document) -> None:
     """Say a marker every drawn row shares once per page, instead of on every row or above every table.
 
@@ -207,7 +195,7 @@ def say_markers_once(app: Sphinx, doctree: nodes.document) -> None:
     for table in doctree.findall(nodes.table):
         if "rlresources-table" in table["classes"]:
             unmarked = unmarked or bool(table.get("rl_unmarked"))
-            rows = [row for row in _body_rows(table) if "rl_markers" in row]
+            rows = [row for row in body_rows(table) if "rl_markers" in row]
             if rows:
                 tables.append((table, rows))
     if not tables:

@@ -23,7 +23,7 @@ from docutils import nodes
 from sphinx import addnodes
 
 from sphinx_rlresources.sphinxext.i18n import _
-from sphinx_rlresources.sphinxext.nodes import rlresources_cell, rlresources_script_label
+from sphinx_rlresources.sphinxext.nodes import rlresources_cell, rlresources_script_label, table_parts
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -235,12 +235,10 @@ def prepare_html_table(table: nodes.table) -> None:
     for child in table.children:
         if not isinstance(child, nodes.tgroup):  # the caption
             _words(child, _ANY)
-            continue
-        for part in child.children:
-            if isinstance(part, (nodes.thead, nodes.tbody)):
-                for row in part.children:
-                    for cell in row.children:
-                        _prepare_cell(cell, part)
+    for part in table_parts(table):
+        for row in part.children:
+            for cell in row.children:
+                _prepare_cell(cell, part)
 
 
 def _prepare_cell(cell: nodes.Node, part: nodes.Element) -> None:

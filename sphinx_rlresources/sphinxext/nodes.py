@@ -3,7 +3,8 @@
 Each subclasses the docutils node it stands for, so a builder without a visitor of its
 own (a third-party one) draws it as that plain node.  Keeping them here lets the
 filtering, chart and coverage modules recognise each other's nodes without importing
-each other.
+each other; :func:`table_parts` and :func:`body_rows` find a table's parts and rows the
+same way for all of them.
 """
 
 from __future__ import annotations
@@ -38,6 +39,29 @@ class rlresources_cell(nodes.entry):
 
 class rlresources_script_label(nodes.inline):
     """A Link cell's text in HTML: a short label, the script's file name in the title and for screen readers."""
+
+
+def table_parts(table: nodes.Element) -> list[nodes.Element]:
+    """A table's ``thead`` and ``tbody``, in order, taken where docutils puts them (under its
+    ``tgroup``): a walk of the whole table would visit every node of every cell."""
+    return [
+        part
+        for group in table.children
+        if isinstance(group, nodes.tgroup)
+        for part in group.children
+        if isinstance(part, (nodes.thead, nodes.tbody))
+    ]
+
+
+def body_rows(table: nodes.Element) -> list[nodes.row]:
+    """A table's body rows, in order (see :func:`table_parts`)."""
+    return [
+        row
+        for part in table_parts(table)
+        if isinstance(part, nodes.tbody)
+        for row in part.children
+        if isinstance(row, nodes.row)
+    ]
 
 
 def _pass(self: Any, node: nodes.Node) -> None:
