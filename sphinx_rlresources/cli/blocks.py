@@ -28,6 +28,9 @@ CLOSE = f"<!-- /{NAME} -->"
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _MARKER = re.compile(r"(?P<indent>[ \t]*)<!--\s*(?P<slash>/?)" + re.escape(NAME) + r"(?=\s|-->|$)")
 _FENCE = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_COMMENT_WORD = re.compile(r"[ \t]*<!--\s*/?\s*(?P<word>[A-Za-z][\w.:/-]{0,40})")
+NEAR = 2
+"""How many letters a comment's first word may differ from the marker's name and still be a marker mistyped."""
 _OPTION = re.compile(r"(?:(?<=\s)|^):(?P<name>[A-Za-z][\w-]*):(?=\s|$)")
 
 
@@ -106,6 +109,40 @@ def lines_of(text: str) -> list[_Line]:
     return found
 
 
+def _distance(one: str, other: str) -> int:
+    """Edits (insert, delete, replace) between two short words; only called on words of 60 characters or less."""
+    before = list(range(len(other) + 1))
+    for i, char in enumerate(one, start=1):
+        now = [i]
+        for j, wanted in enumerate(other, start=1):
+            now.append(min(before[j] + 1, now[j - 1] + 1, before[j - 1] + (char != wanted)))
+        before = now
+    return before[-1]
+
+
+def near_miss(text: str) -> tuple[int, str] | None:
+    """A comment that is almost a marker (``RL-Resource-Table``, ``rl-resource-tabel``): its column and the fix.
+
+    Silence would be worse than a false start: a block whose marker is mistyped is never
+    synced, so ``sync --check`` would pass over a table edited by hand.
+    """
+    found = _COMMENT_WORD.match(text)
+    if found is None:
+        return None
+    word = found.group("word").rstrip(":/")
+    if abs(len(word) - len(NAME)) > NEAR or _distance(word.lower(), NAME) > NEAR:
+        return None
+    what = (
+        f"this comment names {NAME} but is no marker (a space after '/', or a character right after the name)"
+        if word == NAME
+        else f"{shown(word)} is not the marker name {NAME}, so this comment is no marker"
+    )
+    return found.start("word") + 1, (
+        f"{what}: its table is never synced or checked; write {OPEN_HINT} and {CLOSE} exactly "
+        "(lowercase, no space after '/')"
+    )
+
+
 def _fence_closes(line: str, fence: str) -> bool:
     """Whether ``line`` closes ``fence``: the same character, at least as many, and no info string."""
     match = _FENCE.fullmatch(line.rstrip())
@@ -155,6 +192,8 @@ def scan(text: str) -> Scan:  # noqa: C901 - a line scanner: one state machine o
         if marker is None:
             if current is None and (opened := _fence_opens(line.text)):
                 fence = (opened, line.number)
+            elif (miss := near_miss(line.text)) is not None:
+                result.problems.append(Problem(line.number, miss[0], miss[1]))
             continue
         column = len(marker.group("indent")) + 1
         if len(marker.group("indent").expandtabs(4)) > 3:

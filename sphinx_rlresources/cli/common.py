@@ -143,9 +143,13 @@ def check_targets(root: Path, targets: list[Path], overwrite: bool) -> None:
             raise CliError(f"{err}; nothing was written") from None
 
 
-def write_file(root: Path, target: Path, text: str, overwrite: bool) -> None:
-    """Write a command's output file the one safe way (:func:`~sphinx_rlresources.core.paths.write_inside`)."""
+def write_file(root: Path, target: Path, text: str, overwrite: bool, read: bytes | None = None) -> None:
+    """Write a command's output file the one safe way (:func:`~sphinx_rlresources.core.paths.write_inside`).
+
+    ``read``: the bytes the command read from the file it replaces; a file that no longer
+    holds them was edited meanwhile and is left as it is.
+    """
     try:
-        write_inside(root, target, text.encode("utf-8"), overwrite=overwrite, create_folders=True)
+        write_inside(root, target, text.encode("utf-8"), overwrite=overwrite, create_folders=True, expected=read)
     except WriteRefused as err:
         raise CliError(f"{err}; nothing was written") from None

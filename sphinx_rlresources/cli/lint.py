@@ -18,7 +18,7 @@ from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
-from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_regex, naming_rule
+from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_program, naming_rule
 from sphinx_rlresources.core.paths import exists, is_within, real_path, status, what_is
 from sphinx_rlresources.core.project import Project
 from sphinx_rlresources.core.settings import cli_default
@@ -109,7 +109,7 @@ def claimed(script: Path, root: Path, rule: NamingRule, glob: str | None) -> boo
             relative = script.relative_to(real_path(root)).as_posix()
         except ValueError:
             return False
-        return bool(glob_regex(glob).fullmatch(relative))
+        return glob_program(glob).fullmatch(relative)
     return rule.claims(script.name)
 
 

@@ -326,7 +326,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
     if args.dry_run:
         out.write(row_text(row, "  "))
         return EXIT_OK
-    write_file(root, target, text, overwrite=not created)
+    if len(text.encode("utf-8")) > options.max_file_bytes:
+        raise CliError(
+            f"{relpath(target)} would be larger than {options.max_file_bytes} bytes with the new row, more than a "
+            "data file may be read; nothing was written: start another data file, or raise max_file_size"
+        )
+    write_file(root, target, text, overwrite=not created, read=before_bytes)
     todo = [k for k, v in row.values.items() if v == TODO]
     what = f"; fill in {', '.join(todo)} (marked TODO)" if todo else ""
     out.write(f"{'wrote' if created else 'appended a row to'} {relpath(target)}{what}, then run rlresources lint\n")

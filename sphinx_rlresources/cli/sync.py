@@ -54,6 +54,8 @@ MAX_PAGE_BYTES = 10 * 1024 * 1024
 """The largest Markdown file read: a README is a few KiB, and the whole file is held to rewrite it."""
 DIFF_LINES = 12
 """The most lines of a drifted block's diff shown under its finding."""
+REPORT_DIFF_LINES = 200
+"""The most diff lines ``--check`` prints in all: past them, a block's finding comes without its diff."""
 
 
 @dataclass
@@ -176,6 +178,18 @@ class Syncer:
             pieces += [text[done : block.start], body]
             done = block.end
         page.new = "".join([*pieces, text[done:]])
+        size = len(page.new.encode("utf-8"))
+        if size > MAX_PAGE_BYTES and found.blocks:
+            page.problems.append(
+                Diagnostic(
+                    page.shown,
+                    found.blocks[0].line,
+                    0,
+                    Subtype.OUTDATED_BLOCK,
+                    f"with its tables the file would be {size} bytes, more than the {MAX_PAGE_BYTES} {PROG} sync "
+                    "reads, so it is not written: draw fewer rows or columns in its blocks, or split the file",
+                )
+            )
         return page
 
     def table(self, page: Page, block: Block) -> str | None:
@@ -261,14 +275,40 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         for block, diff in page.outdated if args.check else []:
             message = f"the block differs from the table the data gives; run '{PROG} sync {one_line(page.shown)}'"
             found.append((Diagnostic(page.shown, block.line, 0, Subtype.OUTDATED_BLOCK, message), diff))
-    line = format_github if args.format == "github" else Diagnostic.format
-    for diag, diff in sorted(found, key=lambda item: item[0]):
-        out.write(line(diag) + "\n" + "".join(f"{text}\n" for text in diff))
+    _report(found, format_github if args.format == "github" else Diagnostic.format, out)
     written = []
     if not args.check:
         written = [page for page in pages if not page.problems and page.new != page.text]
         check_targets(root, [page.path for page in written], overwrite=True)  # all refused, or all tried
-        for page in written:
-            write_file(root, page.path, page.new, overwrite=True)
+        _write(root, written)
     out.write(_summary(pages, args.check, written) + "\n")
     return EXIT_FINDINGS if found else EXIT_OK
+
+
+def _report(found: list[tuple[Diagnostic, list[str]]], line: Callable[[Diagnostic], str], out: TextIO) -> None:
+    """Every finding, each drifted block's diff under it until :data:`REPORT_DIFF_LINES` are shown in all."""
+    budget = REPORT_DIFF_LINES
+    left_out = 0
+    for diag, diff in sorted(found, key=lambda item: item[0]):
+        shown_now = diff if len(diff) <= budget else []
+        budget -= len(shown_now)
+        left_out += len(diff) - len(shown_now)
+        out.write(line(diag) + "\n" + "".join(f"{text}\n" for text in shown_now))
+    if left_out:
+        out.write(
+            f"    ... {plural(left_out, 'diff line')} left out (at most {REPORT_DIFF_LINES} are shown); "
+            f"run {PROG} sync to update the blocks, or git diff after it to see them all\n"
+        )
+
+
+def _write(root: Path, pages: list[Page]) -> None:
+    """Write each page, unless it changed since it was read: an edit made meanwhile is never lost."""
+    refused = []
+    for page in pages:
+        try:
+            write_file(root, page.path, page.new, overwrite=True, read=page.text.encode("utf-8"))
+        except CliError as err:
+            refused.append(str(err))
+    if refused:
+        others = len(pages) - len(refused)
+        raise CliError("; ".join(refused) + (f" ({plural(others, 'other file')} written)" if others else ""))

@@ -6,10 +6,12 @@ a new script's name to scaffold its row), so the rule is spelled out once.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from sphinx_rlresources.safe.memo import remembered
+from sphinx_rlresources.safe.pattern import DIGIT, NAME, Program, Step
 
 FIELDS = ("model", "task", "gpunums", "device", "train", "infer")
 RULE = "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh"
@@ -108,14 +110,23 @@ class NamingRule:
     name: str
     shown: str
     """The rule as the docs and messages write it."""
-    regex: re.Pattern[str]
-    claim: re.Pattern[str]
+    regex: re.Pattern[str] | Program
+    """A preset's own expression (written here, linear on a name), or a pattern's program."""
+    claim: re.Pattern[str] | Program
     suffixes: tuple[str, ...] = (".sh",)
 
     def claims(self, filename: str) -> bool:
-        return bool(self.claim.fullmatch(filename))
+        return len(filename) <= NAME_MAX and self.claim.fullmatch(filename) is not None
+
+    def _fields(self, filename: str) -> dict[str, str] | None:
+        if isinstance(self.regex, Program):
+            return self.regex.fields(filename)
+        match = self.regex.fullmatch(filename)
+        return None if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
 
     def parse(self, filename: str) -> dict[str, str] | None:
+        if len(filename) > NAME_MAX:
+            return None  # no file system holds the name; the presets' expressions are bounded by it
         if self.name == "seed":
             found, _problem = parse(filename)
             if found is None:
@@ -128,10 +139,9 @@ class NamingRule:
                 "train": found.train,
                 "infer": found.infer,
             }
-        match = self.regex.fullmatch(filename)
-        if match is None:
+        fields = self._fields(filename)
+        if fields is None:
             return None
-        fields = {k: v for k, v in match.groupdict().items() if v is not None}
         if "nodes" in fields and "gpus_per_node" in fields:
             fields["gpus"] = str(int(fields["nodes"]) * int(fields["gpus_per_node"]))
         return fields
@@ -148,16 +158,59 @@ class NamingRule:
                     f"'{filename}' names {', '.join(bad)}, which verl's rule keeps out of names (the engine, "
                     "device and precision are chosen by environment toggles)"
                 )
+        if len(filename) > NAME_MAX:
+            return f"the name is {len(filename)} characters long; a file name has at most {NAME_MAX}"
         if self.parse(filename) is None:
             return f"'{filename}' does not follow the rule {self.shown}"
         return None
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    """``{model}_{task}.sh`` with ``[optional parts]`` into a regular expression; ValueError names what is wrong."""
-    out: list[str] = []
+MAX_PATTERN = 200
+"""The longest naming pattern or script glob the settings accept, in characters."""
+MAX_DEPTH = 3
+"""How deeply optional parts may nest in a naming pattern (``[_{variant}[-{any}]]`` is 2)."""
+NAME_MAX = 255
+"""The longest file name a file system holds: a longer name follows no rule."""
+
+
+def _field_steps(field: str, capture: bool) -> list[Step]:
+    kind = DIGIT if field in NUMBER_FIELDS else NAME
+    name = field if capture else None
+    return [Step("one", kind, capture=name), Step("more", kind, capture=name, greedy=kind == DIGIT)]
+
+
+def _side_by_side(steps: list[Step]) -> int | None:
+    """The first field's end after which another field can start with no character between, or None."""
+    for index, step in enumerate(steps):
+        if step.kind != "more":
+            continue
+        todo, seen = [index + 1], set()
+        while todo:
+            at = todo.pop()
+            if at in seen or at >= len(steps):
+                continue
+            seen.add(at)
+            following = steps[at]
+            if following.kind == "one":
+                return index
+            if following.kind == "split":
+                todo += [at + 1, following.target]
+    return None
+
+
+def _compile(pattern: str) -> Program:  # noqa: C901 - one pattern's grammar, character by character
+    """``{model}_{task}.sh`` with ``[optional parts]`` as a program; ValueError names what is wrong.
+
+    Matched by :class:`~sphinx_rlresources.safe.pattern.Program`, never by a backtracking
+    regular expression: the pattern is a stranger's text (``pyproject.toml``).
+    """
+    if len(pattern) > MAX_PATTERN:
+        raise ValueError(f"is {len(pattern)} characters long; a pattern has at most {MAX_PATTERN}")
+    steps: list[Step] = []
+    where: list[int] = []  # the pattern's character of each step
+    opens: list[int] = []
+    seen: set[str] = set()
     index = 0
-    depth = 0
     while index < len(pattern):
         char = pattern[index]
         if char == "{":
@@ -167,25 +220,39 @@ def _compile(pattern: str) -> re.Pattern[str]:
                     f"has an unknown field at character {index + 1}; the fields are "
                     f"{', '.join('{' + f + '}' for f in TEXT_FIELDS + NUMBER_FIELDS)}"
                 )
-            field = match.group(1)
-            body = "[0-9]+" if field in NUMBER_FIELDS else "[^/]+?"
-            out.append(f"(?P<{field}>{body})" if f"(?P<{field}>" not in "".join(out) else body)
+            steps += _field_steps(match.group(1), match.group(1) not in seen)
+            where += [index, index]
+            seen.add(match.group(1))
             index = match.end()
             continue
         if char == "[":
-            depth += 1
-            out.append("(?:")
+            if len(opens) == MAX_DEPTH:
+                raise ValueError(
+                    f"nests optional parts more than {MAX_DEPTH} deep at character {index + 1}; "
+                    "write the optional parts one after another"
+                )
+            opens.append(len(steps))
+            steps.append(Step("split"))
         elif char == "]":
-            depth -= 1
-            if depth < 0:
+            if not opens:
                 raise ValueError("has a ']' without its '['")
-            out.append(")?")
+            steps[opens.pop()] = Step("split", target=len(steps))
+            index += 1
+            continue
         else:
-            out.append(re.escape(char))
+            steps.append(Step("char", char))
+        where.append(index)
         index += 1
-    if depth:
+    if opens:
         raise ValueError("has a '[' without its ']'")
-    return re.compile("".join(out))
+    crowded = _side_by_side(steps)
+    if crowded is not None:
+        raise ValueError(
+            f"has a field that another field can follow with nothing between them (the field ending at character "
+            f"{pattern.index('}', where[crowded]) + 1}), so no name says where one ends; put a separator such as "
+            "'_' between them"
+        )
+    return Program(tuple(steps))
 
 
 def _suffixes(pattern: str) -> tuple[str, ...]:
@@ -240,20 +307,30 @@ def rule_problem(value: object) -> str | None:
     return None
 
 
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """A glob from the root (``examples/tuning/**/*.sh``) as a pattern over ``/``-separated paths.
+@functools.lru_cache(maxsize=16)  # one glob per run, asked once per script
+def glob_program(glob: str) -> Program:
+    """A glob from the root (``examples/tuning/**/*.sh``) as a program over ``/``-separated paths.
 
     ``**/`` crosses any number of folders, ``*`` and ``?`` stay inside one name (as in
-    ``pathlib``'s full match, which Python 3.10 lacks).
+    ``pathlib``'s full match, which Python 3.10 lacks).  Matched without backtracking:
+    ``*a*a*a*b`` would take a regular expression time in a high power of a path's length.
     """
-    out: list[str] = []
+    steps: list[Step] = []
     index = 0
     while index < len(glob):
         if glob.startswith("**/", index):
-            out.append("(?:[^/]+/)*")
+            loop = len(steps)
+            steps += [
+                Step("split"),
+                Step("one", NAME),
+                Step("more", NAME),
+                Step("char", "/"),
+                Step("jump", target=loop),
+            ]
+            steps[loop] = Step("split", target=len(steps))
             index += 3
             continue
         char = glob[index]
-        out.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
+        steps.append(Step("more", NAME) if char == "*" else Step("one", NAME) if char == "?" else Step("char", char))
         index += 1
-    return re.compile("".join(out))
+    return Program(tuple(steps))

@@ -184,11 +184,16 @@ def _folder(real_root: Path, names: tuple[str, ...], create: bool, shown: str) -
         raise
 
 
-def _target_problem(fd: int, name: str, shown: str, overwrite: bool) -> str | None:
+def _target_problem(fd: int, name: str, shown: str, overwrite: bool, writing: bool = False) -> str | None:
     try:
         mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
     except FileNotFoundError:
         return None
+    if writing and stat.S_ISREG(mode) and overwrite and not _may_write(fd, name, mode):
+        return (
+            f"'{shown}' is read-only (mode {stat.filemode(mode)}); it is not replaced: make it writable "
+            "(chmod u+w) if it should be updated"
+        )
     if stat.S_ISLNK(mode):
         return (
             f"'{shown}' is a symbolic link; nothing is written through a link (it could lead anywhere): delete the "
@@ -199,6 +204,19 @@ def _target_problem(fd: int, name: str, shown: str, overwrite: bool) -> str | No
     if not overwrite:
         return f"'{shown}' already exists"
     return None
+
+
+def _may_write(fd: int, name: str, mode: int) -> bool:
+    """Whether the user could write the file in place: replacing it must not bypass a read-only mode.
+
+    The mode's write bits decide for the superuser too, whom ``os.access`` always lets write.
+    """
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        return False
+    try:
+        return os.access(name, os.W_OK, dir_fd=fd)
+    except (NotImplementedError, OSError):  # pragma: no cover - a platform without dir_fd for access
+        return True
 
 
 def check_writable(root: Path, target: Path, overwrite: bool, create_folders: bool = False) -> None:
@@ -212,36 +230,67 @@ def check_writable(root: Path, target: Path, overwrite: bool, create_folders: bo
             return  # the folders will be created, one real folder at a time
         raise
     try:
-        problem = _target_problem(fd, parts[-1], shown, overwrite)
+        problem = _target_problem(fd, parts[-1], shown, overwrite, writing=True)
     finally:
         os.close(fd)
     if problem:
         raise WriteRefused(problem)
 
 
-def write_inside(root: Path, target: Path, data: bytes, overwrite: bool, create_folders: bool = False) -> None:
+def _kept_mode(fd: int, name: str) -> int | None:
+    """The permission bits of the file being replaced (None: there is none), without set-id bits."""
+    try:
+        return stat.S_IMODE(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode) & 0o777
+    except FileNotFoundError:
+        return None
+
+
+def _unchanged(fd: int, name: str, shown: str, expected: bytes | None) -> None:
+    """Refuse to replace a file whose bytes are no longer the ``expected`` ones read before (an edit since)."""
+    if expected is None:
+        return
+    try:
+        handle = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), dir_fd=fd)
+        now = _read_open(handle, len(expected))
+    except OSError:
+        now = None
+    if now != expected:
+        raise WriteRefused(f"'{shown}' changed after it was read; it is not replaced (the change is kept): run again")
+
+
+def write_inside(
+    root: Path, target: Path, data: bytes, overwrite: bool, create_folders: bool = False, expected: bytes | None = None
+) -> None:
     """Write ``data`` to ``target`` inside ``root``: a regular file, never through a symbolic link, whole or not at all.
 
     The one way every command writes a file.  The folder is opened name by name from
     the root with ``O_NOFOLLOW``; the bytes go to a new temporary file beside the
     target (``O_CREAT | O_EXCL | O_NOFOLLOW``), which then replaces the target in one
     ``rename``, so a reader never sees half a file and a link planted as the target is
-    refused before anything is written.
+    refused before anything is written.  A file replaced keeps its permission bits (a
+    private file stays private), and a read-only one is refused.  ``expected``: the
+    bytes the command read from the target; if the file holds others just before the
+    rename, someone edited it meanwhile, and it is left as it is.
     """
     real_root, parts = inside_parts(root, target)
     shown = str(target)
     fd = _folder(real_root, parts[:-1], create=create_folders, shown=shown)
     try:
-        problem = _target_problem(fd, parts[-1], shown, overwrite)
+        problem = _target_problem(fd, parts[-1], shown, overwrite, writing=True)
         if problem:
             raise WriteRefused(problem)
         temporary = f".{parts[-1]}.{os.getpid()}.rlresources-tmp"
-        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666, dir_fd=fd)
+        kept = _kept_mode(fd, parts[-1])  # private from the start when it replaces a file, so no copy is readable
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW
+        out = os.open(temporary, flags, 0o666 if kept is None else 0o600, dir_fd=fd)
         try:
             with os.fdopen(out, "wb") as handle:
+                if kept is not None:
+                    os.fchmod(handle.fileno(), kept)
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
+            _unchanged(fd, parts[-1], shown, expected)
             os.replace(temporary, parts[-1], src_dir_fd=fd, dst_dir_fd=fd)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -9,13 +9,17 @@ subfolder of the repository.
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.paths import is_within, real_path
 from sphinx_rlresources.core.settings import PYPROJECT_SETTINGS
+from sphinx_rlresources.safe.text import shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -82,6 +86,54 @@ def _checked(table: dict[str, Any], key: str, where: Path) -> Any:
     return value
 
 
+def repository_of(folder: Path, fallback: Path) -> Path:
+    """The repository a settings file in ``folder`` belongs to: the paths it names must stay inside.
+
+    The top of the git work tree (the nearest folder with ``.git``), else the nearest
+    folder with a ``pyproject.toml``, else ``fallback``.  A pull request cannot add a
+    ``.git`` entry (git refuses the name), so it cannot move this line.
+    """
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate
+    return fallback
+
+
+def _leads_out(path: Path, real_outer: Path, outer: Path, what: str) -> str | None:
+    """How ``path`` leaves ``outer`` (whose real path is ``real_outer``), or None when it stays inside."""
+    if is_within(real_path(path), real_outer):
+        return None
+    if is_within(Path(os.path.normpath(path.absolute())), Path(os.path.normpath(outer.absolute()))):
+        return f"is, or passes through, a symbolic link that leads outside the {what}"
+    return f"leads outside the {what} ({real_outer})"
+
+
+def outside(repository: Path, root: Path, data: Path | None, scripts: Sequence[Path] = ()) -> list[tuple[str, str]]:
+    """Which folder settings lead out of where they must stay, as (key, what is wrong and the fix).
+
+    The root may narrow the repository, never widen it; the data folder and the script
+    folders lie inside the root.  Every path is compared with its links followed, so
+    ``..``, ``/``, an absolute path and a link that leads out are all caught.
+    """
+    real_root = real_path(root)
+    wide = _leads_out(root, real_path(repository), repository, "repository")
+    if wide:
+        return [("root", f"{wide}; the root may narrow the repository, never widen it: name '.' or a folder in it")]
+    found = []
+    out = None if data is None else _leads_out(data, real_root, root, "root")
+    if out:
+        found.append(("data", f"{out}; the data folder lives inside the root: name a real folder in it"))
+    for folder in scripts:
+        out = _leads_out(folder, real_root, root, "root")
+        if out:
+            found.append(("scripts", f"has {shown(folder.as_posix())}, which {out}; name real folders in the root"))
+            break
+    return found
+
+
 def load_project(start: Path | None = None) -> Project:
     """Read ``[tool.rlresources]`` from the nearest ``pyproject.toml`` that has it."""
     start = (start or Path.cwd()).resolve()
@@ -97,11 +149,17 @@ def load_project(start: Path | None = None) -> Project:
             f"the keys are: {', '.join(PYPROJECT_SETTINGS)}"
         )
     values = {key: _checked(table, key, path) for key in PYPROJECT_SETTINGS}
+    root = base / values["root"] if values["root"] else None
+    data = base / values["data"] if values["data"] else None
+    scripts = [base / s for s in values["scripts"] or []]
+    for key, problem in outside(repository_of(base, base), root or base, data, scripts):
+        value = "" if key == "scripts" else f" = {shown(table[key])}"
+        raise SettingsError(f"{relpath(path)}: tool.rlresources.{key}{value} {problem}")
     return Project(
         base=base,
-        data=base / values["data"] if values["data"] else None,
-        root=base / values["root"] if values["root"] else None,
-        scripts=[base / s for s in values["scripts"] or []],
+        data=data,
+        root=root,
+        scripts=scripts,
         script_url=values["script_url"],
         script_ref=values["script_ref"] or PYPROJECT_SETTINGS["script_ref"].default,
         max_file_size=values["max_file_size"],

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sphinx_rlresources.core.naming import rule_problem
+from sphinx_rlresources.core.naming import MAX_PATTERN, rule_problem
 from sphinx_rlresources.core.urls import WEB_SCHEMES, url_template_problem
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
@@ -61,6 +61,8 @@ def _glob(value: Any) -> str | None:
         return None
     if not value or value.startswith("/") or ".." in value.split("/"):
         return "must be a glob from the repository root, e.g. 'examples/tuning/**/*.sh'"
+    if len(value) > MAX_PATTERN:
+        return f"is {len(value)} characters long; a glob has at most {MAX_PATTERN}, e.g. 'examples/tuning/**/*.sh'"
     return None
 
 

@@ -14,6 +14,8 @@ import string
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from sphinx_rlresources.safe.text import one_line
+
 if TYPE_CHECKING:
     from sphinx_rlresources.core.model import DataSet, Entry
 
@@ -43,6 +45,10 @@ def safe_url(url: str | None) -> str | None:
     return url
 
 
+TEMPLATE_FIELDS = ("path", "ref")
+"""The fields a URL template may name, each written plainly: ``{path}``, ``{ref}``."""
+
+
 def url_template_problem(template: str) -> str | None:
     """Why a script URL template is unusable, or None.
 
@@ -56,12 +62,21 @@ def url_template_problem(template: str) -> str | None:
         shown = repr(bad.group(0)) if isinstance(bad, re.Match) else "a control character"
         return f"holds {shown}, which no link may contain (every URL it made would be dropped)"
     try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+        parts = [(name, spec, conversion) for _, name, spec, conversion in string.Formatter().parse(template)]
     except ValueError as err:
         return f"is not a valid template ({err})"
-    unknown = fields - {"path", "ref"}
+    fields = {name for name, _, _ in parts if name is not None}
+    unknown = fields - set(TEMPLATE_FIELDS)
     if unknown:
         return f"uses {', '.join('{' + f + '}' for f in sorted(unknown))}; only {{path}} and {{ref}} are filled"
+    styled = next(
+        (f"{{{name}{'!' + c if c else ''}{':' + spec if spec else ''}}}" for name, spec, c in parts if spec or c), None
+    )
+    if styled:
+        return (
+            f"formats a field ({one_line(styled, 40)}); write {{path}} and {{ref}} plainly, without '!' or ':' "
+            "(a format could pad every link to any length, or fail on a path)"
+        )
     if "path" not in fields:
         return "has no {path}"
     return None

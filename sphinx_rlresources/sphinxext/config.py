@@ -13,13 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sphinx_rlresources.core.diagnostics import relpath
-from sphinx_rlresources.core.project import SettingsError, find_pyproject, load_project
+from sphinx_rlresources.core.project import SettingsError, find_pyproject, load_project, outside, repository_of
 from sphinx_rlresources.core.settings import CONF_SETTINGS, PATH_KEYS, Setting
 from sphinx_rlresources.sphinxext.warnings import warn_config
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.config import Config
+
+
+CONF_SETTINGS_BY_KEY = {s.key: name for name, s in CONF_SETTINGS.items()}
+"""``[tool.rlresources]`` key -> its conf.py name."""
 
 
 def _set_in_conf(config: Config, name: str) -> bool:
@@ -68,25 +72,47 @@ def apply_pyproject(app: Sphinx, config: Config) -> None:
             )
 
 
+def confine(confdir: Path, config: Config) -> None:
+    """Keep the root inside the repository and the data folder inside the root, as the command line does.
+
+    conf.py is Python that the build runs, so this guards against a mistake more than an
+    attack; ``[tool.rlresources]`` values reach here only after the same check passed.
+    """
+    repository = repository_of(confdir.resolve(), confdir.resolve().parent)
+    root = Path(os.path.normpath(confdir / config.rlresources_root))
+    data = Path(os.path.normpath(confdir / config.rlresources_data_dir))
+    for key, problem in outside(repository, root, data):
+        name = CONF_SETTINGS_BY_KEY[key]
+        value = getattr(config, name)
+        if key == "root":
+            warn_config(f"{name} = {value!r} {problem}; the repository's top is used")
+            config.rlresources_root = os.fspath(repository)
+            confine(confdir, config)  # the data folder, against the root now used
+            return
+        warn_config(f"{name} = {value!r} {problem}; the root's data folder is used")
+        config.rlresources_data_dir = os.fspath(root / "data")
+
+
 def check_config(app: Sphinx, config: Config) -> None:
     """Validate the values once; a bad value is reported and replaced by its default."""
     apply_pyproject(app, config)
     confdir = Path(app.confdir)
-    for name in ("rlresources_data_dir", "rlresources_root"):
-        if not isinstance(getattr(config, name), str):
-            continue  # reported below
-        folder = (confdir / getattr(config, name)).resolve()
-        if not folder.is_dir():
-            warn_config(
-                f"{name} = {getattr(config, name)!r} is not a folder (resolved to {folder}); "
-                "set it relative to the conf directory"
-            )
     for name, setting in CONF_SETTINGS.items():
         value = getattr(config, name)
         problem = setting.check(value)
         if problem:
             warn_config(f"{name} = {value!r} {problem}; {setting.on_invalid}")
             setattr(config, name, setting.default)
+    confine(confdir, config)
+    for name in ("rlresources_data_dir", "rlresources_root"):
+        if not isinstance(getattr(config, name), str):
+            continue  # reported above
+        folder = (confdir / getattr(config, name)).resolve()
+        if not folder.is_dir():
+            warn_config(
+                f"{name} = {getattr(config, name)!r} is not a folder (resolved to {folder}); "
+                "set it relative to the conf directory"
+            )
 
 
 def add_config_values(app: Sphinx) -> None:
