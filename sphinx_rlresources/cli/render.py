@@ -168,7 +168,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     chosen = select(dataset, args.size, columns=args.columns)
     if chosen.unknown is not None:
         known = ", ".join(chosen.unknown.known) or "(none: the data folder has no files)"
-        raise CliError(f"unknown size '{chosen.unknown.wanted}'; the sizes in {relpath(dataset.data_dir)} are: {known}")
+        folder = relpath(dataset.data_dir)
+        raise CliError(f"unknown size {shown(chosen.unknown.wanted)}; the sizes in {folder} are: {known}")
     if chosen.problems:
         raise CliError(chosen.problems[0].for_command_line())
     title = chosen.label or "All sizes"

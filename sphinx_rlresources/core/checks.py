@@ -349,15 +349,8 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             )
             continue
         blob = found.files.get((ref, PurePosixPath(entry.script).as_posix()))
-        if blob is None:
-            dataset.diagnostics.append(
-                row_diagnostic(
-                    entry,
-                    "script",
-                    Subtype.SCRIPT_MISSING,
-                    f"script '{entry.script}' does not exist at {ref}{pinned_hint(dataset.root, ref, entry)}",
-                )
-            )
+        if blob is None or (ref, PurePosixPath(entry.script).as_posix()) in found.links:
+            dataset.diagnostics.append(_not_pinned(dataset, entry, ref, blob is not None))
             dataset.diagnostics.extend(check_naming(entry, None, rule))
             continue
         dataset.linkable.add(entry.script)
@@ -383,6 +376,24 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             read_at_ref.append((entry, run))
         check_plausible(dataset, entry, run)
     history.check_pinned_history(dataset, read_at_ref)
+
+
+def _not_pinned(dataset: DataSet, entry: Entry, ref: str, link: bool) -> Diagnostic:
+    """Why a pinned row has no script to read at its ref: none is there, or git stores a symbolic link there."""
+    if link:
+        return row_diagnostic(
+            entry,
+            "script",
+            Subtype.SCRIPT_FILE,
+            f"script '{entry.script}' is a symbolic link at {ref}: git stores where it points, not a script, so it "
+            "is not read; pin the script's own path",
+        )
+    return row_diagnostic(
+        entry,
+        "script",
+        Subtype.SCRIPT_MISSING,
+        f"script '{entry.script}' does not exist at {ref}{pinned_hint(dataset.root, ref, entry)}",
+    )
 
 
 def pinned_hint(root: Path, ref: str, entry: Entry) -> str:

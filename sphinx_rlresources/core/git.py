@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import datetime
 import os
+import posixpath
 import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -157,6 +158,29 @@ class PinnedFiles:
 
     refs: dict[str, bool]
     files: dict[tuple[str, str], Blob | None]
+    links: set[tuple[str, str]] = field(default_factory=set)
+    """The (ref, path) pairs that git stores as a symbolic link there: the blob is the link's target, no script."""
+
+
+MAX_TREE_BYTES = 4_000_000
+"""The largest folder listing (git tree) read to learn whether a pinned path is a symbolic link."""
+LINK_MODE = b"120000"
+"""The mode git gives a symbolic link in a tree."""
+
+
+def tree_mode(tree: bytes, name: str, hash_bytes: int) -> bytes | None:
+    """The mode of ``name`` in a raw git tree (``mode SP name NUL hash`` entries), or None."""
+    wanted = name.encode("utf-8", "surrogateescape")
+    at = 0
+    while at < len(tree):
+        space = tree.find(b" ", at)
+        nul = tree.find(b"\0", space + 1)
+        if space < 0 or nul < 0:
+            return None
+        if tree[space + 1 : nul] == wanted:
+            return tree[at:space]
+        at = nul + 1 + hash_bytes
+    return None
 
 
 def _read_exactly(stream: IO[bytes], size: int, keep: bool) -> bytes | None:
@@ -172,6 +196,23 @@ def _read_exactly(stream: IO[bytes], size: int, keep: bool) -> bytes | None:
         left -= len(chunk)
     stream.read(1)
     return b"".join(chunks) if keep else None
+
+
+Answer = tuple[str, int, "bytes | None", int]
+"""What git says of one object: its kind, size, bytes (when kept) and the length of its hash in bytes."""
+
+
+def _answer(
+    stream: IO[bytes], index: int, keep: Callable[[int, str, int], bool]
+) -> tuple[str, int, bytes | None, int] | None:
+    """One answer of ``git cat-file --batch``: (kind, size, the bytes if kept, the hash's length in bytes), or None."""
+    line = stream.readline().decode("utf-8", "replace").rstrip("\n")
+    header = line.rsplit(" ", 2)
+    if line.endswith((" missing", " ambiguous")) or len(header) != 3 or not header[2].isdigit():
+        return None
+    sha, kind, size_text = header
+    size = int(size_text)
+    return kind, size, _read_exactly(stream, size, keep(index, kind, size)), len(sha) // 2
 
 
 def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> PinnedFiles:
@@ -195,7 +236,39 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
         raise GitUnavailable(f"{root} is not inside its git checkout") from err
     prefix = "" if prefix == "." else prefix + "/"
     refs = sorted({ref for ref, _ in pairs})
-    questions = [f"{ref}^{{commit}}" for ref in refs] + [f"{ref}:{prefix}{path}" for ref, path in pairs]
+    folders = sorted({(ref, posixpath.dirname(prefix + path)) for ref, path in pairs})
+    questions = (
+        [f"{ref}^{{commit}}" for ref in refs]
+        + [f"{ref}:{prefix}{path}" for ref, path in pairs]
+        + [f"{ref}:{folder}" for ref, folder in folders]
+    )
+    blobs_from, trees_from = len(refs), len(refs) + len(pairs)
+
+    def keep(index: int, kind: str, size: int) -> bool:
+        if index >= trees_from:
+            return kind == "tree" and size <= MAX_TREE_BYTES
+        return index >= blobs_from and kind == "blob" and size <= limit
+
+    answers = _batch(root, questions, keep)
+    found = PinnedFiles({ref: False for ref, _path in refused}, dict.fromkeys(refused))
+    for ref, answer in zip(refs, answers, strict=False):
+        found.refs[ref] = answer is not None and answer[0] == "commit"
+    for pair, answer in zip(pairs, answers[blobs_from:], strict=False):
+        found.files[pair] = Blob(answer[1], answer[2]) if answer is not None and answer[0] == "blob" else None
+    trees = dict(zip(folders, answers[trees_from:], strict=False))  # (ref, folder) -> its answer
+    for ref, path in pairs:
+        tree = trees.get((ref, posixpath.dirname(prefix + path)))
+        if (
+            tree is not None
+            and tree[2] is not None
+            and tree_mode(tree[2], posixpath.basename(path), tree[3]) == LINK_MODE
+        ):
+            found.links.add((ref, path))
+    return found
+
+
+def _batch(root: Path, questions: list[str], keep: Callable[[int, str, int], bool]) -> list[Answer | None]:
+    """Ask one ``git cat-file --batch`` every question; ``keep`` says whose bytes are worth reading."""
     process = subprocess.Popen(  # an argument list with a resolved git, no shell
         [*git_command(root), "cat-file", "--batch"],
         stdin=subprocess.PIPE,
@@ -204,8 +277,7 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
         env=git_env(),
     )
     assert process.stdin is not None and process.stdout is not None
-    found = PinnedFiles({ref: False for ref, _path in refused}, dict.fromkeys(refused))
-    stdin = process.stdin
+    stdin, stdout = process.stdin, process.stdout
 
     def ask() -> None:  # a thread: git stops reading while its answers fill the pipe
         try:
@@ -217,30 +289,13 @@ def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> Pi
     asking = threading.Thread(target=ask, daemon=True)
     asking.start()
     try:
-        for index in range(len(questions)):
-            line = process.stdout.readline().decode("utf-8", "replace").rstrip("\n")
-            header = line.rsplit(" ", 2)
-            if line.endswith((" missing", " ambiguous")) or len(header) != 3 or not header[2].isdigit():
-                answer = None
-            else:
-                _sha, kind, size_text = header
-                size = int(size_text)
-                keep = kind == "blob" and size <= limit and index >= len(refs)
-                data = _read_exactly(process.stdout, size, keep)
-                answer = Blob(size, data) if kind == "blob" else None
-                if index < len(refs):
-                    found.refs[refs[index]] = kind == "commit"
-                    continue
-            if index < len(refs):
-                found.refs[refs[index]] = False
-            else:
-                found.files[pairs[index - len(refs)]] = answer
+        answers = [_answer(stdout, index, keep) for index in range(len(questions))]
         process.wait(timeout=GIT_TIMEOUT)
         asking.join(GIT_TIMEOUT)
     except (OSError, ValueError, subprocess.TimeoutExpired) as err:
         process.kill()
         raise GitUnavailable(f"git cat-file failed ({err})") from err
-    return found
+    return answers
 
 
 MAX_BLAMED_BYTES = 4_000_000

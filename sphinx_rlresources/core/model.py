@@ -36,7 +36,8 @@ def size_order(label: str) -> tuple[int, float, str]:
         return (0, float(match.group(1)) * _SCALE[unit], label.lower())
     experts = _EXPERTS_RE.match(text)
     if experts:
-        return (0, int(experts.group(1)) * float(experts.group(2)) * _SCALE[experts.group(3).upper()], label.lower())
+        # float, not int: a count of thousands of digits is infinite, never an error
+        return (0, float(experts.group(1)) * float(experts.group(2)) * _SCALE[experts.group(3).upper()], label.lower())
     active = _ACTIVE_RE.match(text)
     if active:
         return (0, float(active.group(1)) * _SCALE[active.group(2).upper()], label.lower())

@@ -84,12 +84,28 @@ class Selection:
         return self.sizes[0].label if len(self.sizes) == 1 and not self.every_size else None
 
 
+SUGGEST_CHARS = 64
+"""The longest size argument a suggestion is looked for: a longer one is no size mistyped."""
+
+
+def _count(label: str) -> float | None:
+    """A size's parameter count when it is a positive, finite number (``0B`` and 400 digits are not)."""
+    order = size_order(label)
+    return order[1] if order[0] == 0 and 0 < order[1] < math.inf else None
+
+
 def closest_size(wanted: str, labels: list[str]) -> str | None:
-    """The known size nearest to ``wanted``: by parameter count, else by spelling."""
-    order = size_order(wanted)
-    numeric = [s for s in labels if size_order(s)[0] == 0]
-    if order[0] == 0 and order[1] > 0 and numeric:
-        return min(numeric, key=lambda s: abs(math.log(size_order(s)[1] / order[1])))
+    """The known size nearest to ``wanted``: by parameter count, else by spelling.
+
+    Sizes compare by the ratio of their counts, so only positive, finite counts take part:
+    a label of ``0B`` or of hundreds of digits (a marker, a command's argument) has none.
+    """
+    if len(wanted) > SUGGEST_CHARS:
+        return None
+    count = _count(wanted)
+    numeric = [(found, label) for label in labels if (found := _count(label)) is not None]
+    if count is not None and numeric:
+        return min(numeric, key=lambda item: abs(math.log(item[0] / count)))[1]
     close = difflib.get_close_matches(wanted, labels, n=1, cutoff=0.4)
     return close[0] if close else None
 
