@@ -151,6 +151,14 @@ def relpath(path: Path, start: Path | None = None) -> str:
     """Show ``path`` relative to ``start`` (the working folder by default) when inside it."""
     base = start or Path.cwd()
     try:  # realpath, not resolve: a link loop or an over-long name must not raise here
-        return Path(os.path.realpath(path)).relative_to(os.path.realpath(base)).as_posix()
+        # The folders' links are followed, the file's own is not: a data file that links to a
+        # named pipe is reported under its own name, where the reader must fix it.
+        named = path.absolute()
+        here = (
+            Path(os.path.realpath(named))
+            if path.name in ("", ".", "..")
+            else Path(os.path.realpath(named.parent), named.name)
+        )
+        return here.relative_to(os.path.realpath(base)).as_posix()
     except (ValueError, OSError):
         return path.as_posix()
