@@ -116,7 +116,7 @@ class NamingRule:
     suffixes: tuple[str, ...] = (".sh",)
 
     def claims(self, filename: str) -> bool:
-        return len(filename) <= NAME_MAX and self.claim.fullmatch(filename) is not None
+        return len(filename) <= NAME_MAX and bool(self.claim.fullmatch(filename))
 
     def _fields(self, filename: str) -> dict[str, str] | None:
         if isinstance(self.regex, Program):
