@@ -120,7 +120,8 @@ class NamingRule:
 
     def _fields(self, filename: str) -> dict[str, str] | None:
         if isinstance(self.regex, Program):
-            return self.regex.fields(filename)
+            found = _program_fields(self.regex, filename)
+            return None if found is None else dict(found)
         match = self.regex.fullmatch(filename)
         return None if match is None else {k: v for k, v in match.groupdict().items() if v is not None}
 
@@ -163,6 +164,12 @@ class NamingRule:
         if self.parse(filename) is None:
             return f"'{filename}' does not follow the rule {self.shown}"
         return None
+
+
+@functools.lru_cache(maxsize=4096)  # a row's checks ask up to three times; names are at most NAME_MAX long
+def _program_fields(program: Program, filename: str) -> tuple[tuple[str, str], ...] | None:
+    found = program.fields(filename)
+    return None if found is None else tuple(found.items())
 
 
 MAX_PATTERN = 200

@@ -44,8 +44,33 @@ def _fits(kind: str, char: str) -> bool:
     return char != "/" if kind == NAME else "0" <= char <= "9"
 
 
-def _next(steps: tuple[Step, ...], text: str, pc: int, pos: int) -> list[tuple[int, int]]:
-    """The states one step leads to from ``(pc, pos)``, the preferred first."""
+def _run_end(text: str, kind: str, stop: str, ends: list[int], pos: int) -> int:
+    """Where a lazy field of ``kind`` followed by ``stop`` could next end, from ``pos``.
+
+    That is the first ``stop`` or misfit at or after ``pos``: before it, ending fails at
+    once (the next character is not ``stop``).  Each position's answer is kept in
+    ``ends`` (-1: not yet known) and scanned once per (kind, stop) and text, so the
+    search stays linear however often a run is entered.
+    """
+    scan = pos
+    while scan < len(text) and ends[scan] < 0 and text[scan] != stop and _fits(kind, text[scan]):
+        scan += 1
+    end = ends[scan] if scan < len(text) and ends[scan] >= 0 else scan
+    for known in range(pos, scan):
+        ends[known] = end
+    return end
+
+
+Runs = dict[tuple[str, str], list[int]]
+"""The known run ends of one text, by (kind, stop): see :func:`_run_end`."""
+
+
+def _next(steps: tuple[Step, ...], text: str, runs: Runs, pc: int, pos: int) -> list[tuple[int, int]]:
+    """The states one step leads to from ``(pc, pos)``, the preferred first.
+
+    A lazy field followed by a character jumps to where it could next end: the states
+    between would each fail at once, one step at a time.
+    """
     step = steps[pc]
     here = text[pos] if pos < len(text) else ""
     if step.kind == "char":
@@ -55,15 +80,25 @@ def _next(steps: tuple[Step, ...], text: str, pc: int, pos: int) -> list[tuple[i
     if step.kind == "more":
         if not (here and _fits(step.text, here)):
             return [(pc + 1, pos)]
-        return [(pc, pos + 1), (pc + 1, pos)] if step.greedy else [(pc + 1, pos), (pc, pos + 1)]
+        if step.greedy:
+            return [(pc, pos + 1), (pc + 1, pos)]
+        after = steps[pc + 1] if pc + 1 < len(steps) else None
+        if after is not None and after.kind == "char" and here != after.text:
+            ends = runs.setdefault((step.text, after.text), [-1] * len(text))
+            return [(pc, _run_end(text, step.text, after.text, ends, pos))]
+        return [(pc + 1, pos), (pc, pos + 1)]
     if step.kind == "split":
         return [(pc + 1, pos), (step.target, pos)]
     return [(step.target, pos)]  # jump
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Program:
-    """A compiled pattern: its steps, ending in an implicit match at ``len(steps)``."""
+    """A compiled pattern: its steps, ending in an implicit match at ``len(steps)``.
+
+    Compared and hashed by identity: a rule's program is made once, and a cache keyed
+    by it must not hash every step on each lookup.
+    """
 
     steps: tuple[Step, ...]
 
@@ -73,28 +108,34 @@ class Program:
         Depth-first, alternatives in order, with every failed state remembered: a state
         is expanded at most once.  Every loop consumes a character, so the states form
         a graph without cycles and a state on the stack is never reached again below it.
+        A state with nowhere to go (a character that differs) fails before it is pushed.
         """
-        end = len(self.steps)
-        width = len(text) + 1
+        steps, end, size = self.steps, len(self.steps), len(text)
+        width = size + 1
         failed: set[int] = set()
-        stack: list[tuple[int, int]] = [(0, 0)]
+        if end == 0:
+            return [(0, 0)] if size == 0 else None
+        runs: Runs = {}
+        stack: list[tuple[int, int, list[tuple[int, int]]]] = [(0, 0, _next(steps, text, runs, 0, 0))]
         tried: list[int] = [0]
         while stack:
-            pc, pos = stack[-1]
-            if pc == end:
-                if pos == len(text):
-                    return stack
-                failed.add(pc * width + pos)
-                stack.pop()
-                tried.pop()
-                continue
-            options = _next(self.steps, text, pc, pos)
+            pc, pos, options = stack[-1]
             choice = tried[-1]
-            while choice < len(options) and options[choice][0] * width + options[choice][1] in failed:
+            child: list[tuple[int, int]] = []
+            while choice < len(options) and not child:
+                state = options[choice]
                 choice += 1
-            if choice < len(options):
-                tried[-1] = choice + 1
-                stack.append(options[choice])
+                if state[0] == end and state[1] == size:
+                    return [(frame[0], frame[1]) for frame in stack] + [state]
+                key = state[0] * width + state[1]
+                if key in failed:
+                    continue
+                child = _next(steps, text, runs, *state) if state[0] < end else []
+                if not child:
+                    failed.add(key)
+            tried[-1] = choice
+            if child:
+                stack.append((*state, child))
                 tried.append(0)
             else:
                 failed.add(pc * width + pos)
