@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from sphinx_rlresources.safe.memo import remembered
-from sphinx_rlresources.safe.pattern import DIGIT, NAME, Program, Step
+from sphinx_rlresources.safe.pattern import DIGIT, NAME, Program, Step, literal
 
 FIELDS = ("model", "task", "gpunums", "device", "train", "infer")
 RULE = "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh"
@@ -218,8 +218,17 @@ def _compile(pattern: str) -> Program:  # noqa: C901 - one pattern's grammar, ch
     opens: list[int] = []
     seen: set[str] = set()
     index = 0
+    joinable = False  # whether a literal character may join the run before it (no jump lands between)
     while index < len(pattern):
         char = pattern[index]
+        if char not in "{[]":
+            before = len(steps)
+            literal(steps, char, joinable)
+            where += [index] * (len(steps) - before)
+            joinable = True
+            index += 1
+            continue
+        joinable = False
         if char == "{":
             match = _PLACEHOLDER.match(pattern, index)
             if not match or match.group(1) not in TEXT_FIELDS + NUMBER_FIELDS:
@@ -246,8 +255,6 @@ def _compile(pattern: str) -> Program:  # noqa: C901 - one pattern's grammar, ch
             steps[opens.pop()] = Step("split", target=len(steps))
             index += 1
             continue
-        else:
-            steps.append(Step("char", char))
         where.append(index)
         index += 1
     if opens:
@@ -338,6 +345,9 @@ def glob_program(glob: str) -> Program:
             index += 3
             continue
         char = glob[index]
-        steps.append(Step("more", NAME) if char == "*" else Step("one", NAME) if char == "?" else Step("char", char))
+        if char in "*?":
+            steps.append(Step("more", NAME) if char == "*" else Step("one", NAME))
+        else:
+            literal(steps, char, joinable=True)  # every jump here lands after a loop's last step, never in a run
         index += 1
     return Program(tuple(steps))

@@ -26,7 +26,7 @@ DIGIT = "digit"
 class Step:
     """One step of a program.
 
-    ``char``: the next character is ``text``.  ``one``: the next character is of class
+    ``char``: the next characters are ``text`` (a literal run, one step).  ``one``: the next character is of class
     ``text`` (a field's first; ``capture`` names the field it starts).  ``more``: stop
     here (tried first: lazy), or take one more character of class ``text`` and stay.
     ``split``: go on (tried first), else jump to ``target``.  ``jump``: go to ``target``.
@@ -65,6 +65,14 @@ Runs = dict[tuple[str, str], list[int]]
 """The known run ends of one text, by (kind, stop): see :func:`_run_end`."""
 
 
+def literal(steps: list[Step], char: str, joinable: bool) -> None:
+    """Add a literal character: to the literal run before it when ``joinable`` (no jump lands between)."""
+    if joinable and steps and steps[-1].kind == "char":
+        steps[-1] = Step("char", steps[-1].text + char)
+    else:
+        steps.append(Step("char", char))
+
+
 def _next(steps: tuple[Step, ...], text: str, runs: Runs, pc: int, pos: int) -> list[tuple[int, int]]:
     """The states one step leads to from ``(pc, pos)``, the preferred first.
 
@@ -74,7 +82,7 @@ def _next(steps: tuple[Step, ...], text: str, runs: Runs, pc: int, pos: int) -> 
     step = steps[pc]
     here = text[pos] if pos < len(text) else ""
     if step.kind == "char":
-        return [(pc + 1, pos + 1)] if here == step.text else []
+        return [(pc + 1, pos + len(step.text))] if text.startswith(step.text, pos) else []
     if step.kind == "one":
         return [(pc + 1, pos + 1)] if here and _fits(step.text, here) else []
     if step.kind == "more":
@@ -83,9 +91,9 @@ def _next(steps: tuple[Step, ...], text: str, runs: Runs, pc: int, pos: int) -> 
         if step.greedy:
             return [(pc, pos + 1), (pc + 1, pos)]
         after = steps[pc + 1] if pc + 1 < len(steps) else None
-        if after is not None and after.kind == "char" and here != after.text:
-            ends = runs.setdefault((step.text, after.text), [-1] * len(text))
-            return [(pc, _run_end(text, step.text, after.text, ends, pos))]
+        if after is not None and after.kind == "char" and here != after.text[0]:
+            ends = runs.setdefault((step.text, after.text[0]), [-1] * len(text))
+            return [(pc, _run_end(text, step.text, after.text[0], ends, pos))]
         return [(pc + 1, pos), (pc, pos + 1)]
     if step.kind == "split":
         return [(pc + 1, pos), (step.target, pos)]
