@@ -7,10 +7,12 @@ STAMP := $(VENV)/.installed
 .PHONY: docs test lint typecheck unit clean fuzz bench locale matrix
 
 $(STAMP): pyproject.toml
+	@echo "make: creating $(VENV) and installing sphinx-rlresources with its test and docs tools (about a minute, once)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	$(BIN)/python -m pip install --progress-bar on -e '.[test,docs]'
 	touch $(STAMP)
+	@echo "make: $(VENV) is ready"
 
 ## docs: build the project's site with -W into docs/_build/html
 docs: $(STAMP)

@@ -113,6 +113,40 @@ def unbroken(html: str) -> str:
 # -- the browser tests' Chromium ------------------------------------------------------------
 
 
+BROWSER_SKIP = "the browser test needs "
+
+
+def _install_command() -> str:
+    """The one command that installs what the browser tests lack on this machine."""
+    packages = [name for name, found in (("chromium", CHROMIUM), ("chromium-driver", DRIVER)) if not found]
+    commands = [f"apt-get install {' '.join(packages)}"] if packages else []
+    if importlib.util.find_spec("selenium") is None:
+        commands.append(".venv/bin/python -m pip install -e '.[test]'")
+    return " && ".join(commands)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Say at the very end, below pytest's counts, where a fresh machine's ``make test`` is read, what it did not test.
+
+    pytest's own summary counts the skips among the passes; a reader who sees "passed"
+    would not know the page was never looked at in a browser.  (``pytest_terminal_summary``
+    would print above the short summary and the counts, out of sight.)
+    """
+    terminalreporter = config.pluginmanager.get_plugin("terminalreporter")
+    if terminalreporter is None:
+        return
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple) and BROWSER_SKIP in str(report.longrepr[2])
+    ]
+    if not skipped:
+        return
+    lost = "Chromium missing" if not CHROMIUM or not DRIVER else "selenium missing"
+    terminalreporter.write_sep("!", f"{len(skipped)} browser/theme tests skipped: {lost}", yellow=True, bold=True)
+    terminalreporter.write_line(f"install with: {_install_command()}", yellow=True, bold=True)
+
+
 def need_browser() -> None:
     """Skip with the reason where no browser is installed; in CI, fail instead."""
     missing = []
@@ -123,7 +157,7 @@ def need_browser() -> None:
     if not DRIVER:
         missing.append("its driver (apt-get install chromium-driver)")
     if missing:
-        reason = "the browser test needs " + " and ".join(missing)
+        reason = BROWSER_SKIP + " and ".join(missing)
         if os.environ.get("CI"):
             pytest.fail(f"{reason}; .ci/run installs them in CI")
         pytest.skip(reason)
