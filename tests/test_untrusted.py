@@ -278,6 +278,33 @@ def test_a_hint_in_an_ordinary_folder_still_comes(tmp_path: Path) -> None:
     assert f"did you mean '{SCRIPT}'?" in found
 
 
+def test_a_hint_names_only_a_script_of_the_rows_model_and_size(tmp_path: Path) -> None:
+    # The row is Qwen2-7B's; beside its misspelled link lie Qwen2.5-7B's and Qwen2-72B's
+    # scripts, each nearer by letters than nothing: neither is the row's configuration.
+    root = make_repo(tmp_path, GOOD.replace(SCRIPT, SCRIPT.replace("vllm", "vlm")))
+    (root / SCRIPT).rename(root / SCRIPT.replace("qwen2-7b", "qwen2.5-7b"))
+    (root / SCRIPT.replace("qwen2-7b", "qwen2-72b")).write_text("#!/bin/sh\n", "utf-8")
+    (found,) = [line for line in lines(root) if "script_missing" in line]
+    assert "did you mean" not in found
+    assert found.endswith("check the path, or add the script [rlresources.script_missing]")
+
+
+@pytest.mark.parametrize(
+    ("model", "name", "holds"),
+    [
+        ("Qwen2-7B", "qwen2-7b_grpo_8_h100_fsdp_vllm.sh", True),
+        ("Qwen2-7B", "qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh", False),
+        ("Qwen2-7B", "qwen2-72b_grpo_8_h100_fsdp_vllm.sh", False),
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", True),
+        ("Qwen2-14B", "qwen2_14b_grpo_4_h800_fsdp_vllm.sh", True),  # verl's names: '_' between the words
+        ("DeepSeek-V3", "deepseek-v3_grpo_256_h100_megatron_sglang.sh", True),
+        ("DeepSeek-V3", "deepseek-r1_grpo_256_h100_megatron_sglang.sh", False),
+    ],
+)
+def test_a_hint_matches_the_model_by_its_words_up_to_its_size(model: str, name: str, holds: bool) -> None:
+    assert checks.holds_model(name, checks.model_key(model)) is holds
+
+
 # -- 3 and 4. separators, bidi and invisible characters ---------------------------------
 
 UNSEEN = ["\u2028", "\u2029", "\u0085", "\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "\u00ad", "\u061c"]

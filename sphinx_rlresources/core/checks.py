@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import functools
 import os
+import re
 import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -16,7 +17,7 @@ from sphinx_rlresources.core import crosscheck, git, history, plausibility, requ
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
-from sphinx_rlresources.core.naming import PRESETS, NamingRule
+from sphinx_rlresources.core.naming import PRESETS, NamingRule, model_field
 from sphinx_rlresources.core.paths import is_folder, is_link, is_within, kind_of, read_regular, real_path, status
 from sphinx_rlresources.safe.memo import remembered
 from sphinx_rlresources.safe.text import one_line
@@ -25,6 +26,29 @@ from sphinx_rlresources.scripts.run import Requirement, Run
 MAX_HINT_CANDIDATES = 100
 """The most names one "did you mean" compares: a folder of thousands of scripts must not
 make every missing script cost thousands of comparisons."""
+
+
+_SIZE_WORD = re.compile(r"^\d+(?:\.\d+)?[bm]$")
+_WORD_BREAK = re.compile(r"[-_/\s]+")
+
+
+def model_key(model: str) -> tuple[str, ...]:
+    """The words of a row's model up to its size: ``Qwen/Qwen2.5-7B-Instruct`` -> (qwen2.5, 7b).
+
+    The organisation and what follows the size (``-Instruct``) are left out: script names
+    rarely carry them.  A model with no size in its name keeps all its words.
+    """
+    words = [word for word in _WORD_BREAK.split(model.rsplit("/", 1)[-1].lower()) if word]
+    for index, word in enumerate(words):
+        if _SIZE_WORD.match(word):
+            return tuple(words[: index + 1])
+    return tuple(words)
+
+
+def holds_model(filename: str, key: tuple[str, ...]) -> bool:
+    """Whether the words of ``filename`` (split at ``-`` and ``_``) hold ``key``'s words in a row."""
+    words = _WORD_BREAK.split(filename.lower().removesuffix(".sh"))
+    return any(tuple(words[start : start + len(key)]) == key for start in range(len(words) - len(key) + 1))
 
 
 class Hints:
@@ -63,14 +87,21 @@ class Hints:
         return groups
 
     @classmethod
-    def closest_in(cls, names: list[str], name: str) -> tuple[str | None, int]:
+    def closest_in(cls, names: list[str], name: str, model: str = "") -> tuple[str | None, int]:
         """The nearest of ``names`` to ``name`` (a folder listed by git at a ref, say), bounded the same way."""
         hints = cls()
         hints.folders[Path("/")] = hints._grouped(sorted(names))
-        return hints.closest(Path("/"), name)
+        return hints.closest(Path("/"), name, model)
 
-    def closest(self, folder: Path, name: str) -> tuple[str | None, int]:
-        """The nearest existing name, and how many scripts were too many to search (0: none)."""
+    def closest(self, folder: Path, name: str, model: str = "") -> tuple[str | None, int]:
+        """The nearest existing name, and how many scripts were too many to search (0: none).
+
+        ``model`` (the row's): only a name that holds a model and its size as the row or the
+        missing name itself gives them is offered.  A near name of another model is another
+        configuration, and "did you mean" would send the reader to link the wrong script
+        (Qwen2-7B's missing script is not Qwen2.5-7B's).
+        """
+        keys = {model_key(model), model_key(model_field(name, model))} if model else set()
         groups = self._groups(folder)
         model, model_task = self._keys(name)
         too_many = 0
@@ -83,7 +114,8 @@ class Hints:
             if len(group) > MAX_HINT_CANDIDATES:
                 too_many = max(too_many, len(group))
                 continue
-            for close in difflib.get_close_matches(name, [g for g in group if g != name], n=1, cutoff=0.6):
+            others = [g for g in group if g != name and (not keys or any(holds_model(g, key) for key in keys))]
+            for close in difflib.get_close_matches(name, others, n=1, cutoff=0.6):
                 ratio = difflib.SequenceMatcher(None, name, close).ratio()
                 if best is None or ratio > best[0]:
                     best = (ratio, close)
@@ -190,7 +222,7 @@ def resolve_script(
             f"script '{text}' is a symbolic link that leads nowhere (or in a loop); link the script file itself",
         )
     if found is None:
-        hint = _missing_hint(text, candidate, real_root, known, hints)
+        hint = _missing_hint(entry, candidate, real_root, known, hints)
         return None, row_diagnostic(
             entry,
             "script",
@@ -201,13 +233,16 @@ def resolve_script(
     return (None, unreadable) if unreadable is not None else (real, None)
 
 
-def _missing_hint(text: str, candidate: Path, real_root: Path, known: dict[Path, Path], hints: Hints | None) -> str:
-    """How to fix a missing script's path: the closest script of its folder, when the folder exists inside the root."""
+def _missing_hint(entry: Entry, candidate: Path, real_root: Path, known: dict[Path, Path], hints: Hints | None) -> str:
+    """How to fix a missing script's path: the closest script of its folder for the row's model.
+
+    Only when the folder exists inside the root; else the reader is told to check the path.
+    """
     folder = candidate.parent
     if is_folder(folder) and is_within(_real(folder, known), real_root):
-        close, too_many = (hints or Hints()).closest(folder, candidate.name)
+        close, too_many = (hints or Hints()).closest(folder, candidate.name, entry.model)
         if close:
-            return f"; did you mean '{(PurePosixPath(text).parent / close).as_posix()}'?"
+            return f"; did you mean '{(PurePosixPath(entry.script).parent / close).as_posix()}'?"
         if too_many:
             return f"; check the path (its folder has {too_many} scripts like it, too many to suggest one)"
     return "; check the path, or add the script"
@@ -409,7 +444,7 @@ def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
         names = [n for n in git.list_folder(root, ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
     except git.GitUnavailable:
         names = []
-    close, too_many = Hints.closest_in(names, entry.script_name)
+    close, too_many = Hints.closest_in(names, entry.script_name, entry.model)
     if close is None:
         if too_many:
             return f"; check the path (its folder has {too_many} scripts like it at {ref}, too many to suggest one)"
