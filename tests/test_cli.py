@@ -793,3 +793,20 @@ def test_lint_json_names_the_value_of_every_row_finding(repo: Path, capsys: pyte
     in_data = [d for d in found if d["file"].endswith(".yaml")]
     assert {d["code"] for d in in_data} == {"rlresources.naming", "rlresources.script_gpus"}
     assert {d["json_path"] for d in in_data} == {"entries[0].gpus"}
+
+
+def test_an_unknown_device_is_a_finding_with_the_known_devices_as_docs_checks_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "seed"
+    for part in ("data", "examples"):
+        shutil.copytree(REPO / part, root / part)
+    seven = root / "data" / "7b.yaml"
+    seven.write_text(seven.read_text("utf-8").replace("device: H800", "device: H80O", 1), "utf-8")
+    monkeypatch.chdir(root)
+    status, out, _ = run(capsys, "lint")
+    docs = (REPO / "docs" / "checks.rst").read_text("utf-8").split(".. _check-unknown_device:", 1)[1]
+    shown = docs.split(".. code-block:: text\n\n", 1)[1].split("\n\n", 1)[0]
+    assert status == 1  # the naming finding is an error; the unknown device alone is a warning
+    assert out[:-1] == [line.strip() for line in shown.splitlines()]
+    assert out[-1] == "rlresources: 1 error and 1 warning in 9 data files (12 rows) and 12 scripts"

@@ -339,6 +339,10 @@ def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:
     the script was not read), so the estimate and the cross-check never disagree on what
     the script asks for.
     """
+    unknown = plausibility.check_device(entry)
+    if unknown is not None:
+        dataset.diagnostics.append(unknown)
+        return
     found = plausibility.estimate_row(entry, run)
     if found is None:
         return

@@ -69,6 +69,10 @@ class Subtype(str, enum.Enum):
         "The row's engine version is older than what the framework (or the script) requires.",
     )
     SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
+    UNKNOWN_DEVICE = (
+        "unknown_device",
+        "A row's ``device`` is none of the GPUs the project knows (a typo such as ``H10O``).",
+    )
     IMPLAUSIBLE = (
         "implausible",
         "Even the lower bound of the row's memory does not fit its own GPUs (``rlresources estimate``).",
@@ -103,7 +107,7 @@ class Subtype(str, enum.Enum):
         return f"{WARNING_TYPE}.{self.value}"
 
 
-_WARNING_LEVEL = frozenset({"stale", "orphan_script", "option", "config", "too_many"})
+_WARNING_LEVEL = frozenset({"stale", "orphan_script", "option", "config", "too_many", "unknown_device"})
 
 
 @dataclass(frozen=True, order=True)

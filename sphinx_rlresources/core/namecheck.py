@@ -15,6 +15,7 @@ from sphinx_rlresources.core import crosscheck, naming
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
+from sphinx_rlresources.estimator.devices import canonical
 from sphinx_rlresources.safe.memo import remembered
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
@@ -88,7 +89,10 @@ def check_seed(entry: Entry, settings: Run | None = None) -> list[Diagnostic]:
     want_named = naming.ScriptName(parsed.model, want.task, want.gpus, want.device, want.train, want.infer)
     for name, value in differ:
         runs = _script_runs(settings, name)
-        if runs is None:
+        if name == "device" and canonical(value) is None and canonical(got[name]) is not None:
+            # 'H10O' is no device: renaming the script after a typo would spread it
+            advice = f"'{value}' is no device the project knows and '{got[name]}' is: fix the row"
+        elif runs is None:
             advice = f"fix the row, or rename the script to '{want_named.filename}'"
         elif runs == got[name]:
             advice = f"the script runs {name} '{runs}' as its name says: fix the row"
