@@ -449,6 +449,12 @@ def test_render_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _out, err = run(capsys, "render", "7b", "--columns", "gpu-hours")
     assert status == 2
     assert err.startswith("rlresources: error: --columns names no column 'gpu-hours'; the columns are: size, tag")
+    status, _out, err = run(capsys, "render", "7b", "--columns", "size,maxbtch")
+    assert (status, err) == (
+        2,
+        "rlresources: error: --columns names no column 'maxbtch'; did you mean 'maxbatch'? The columns are: size, tag, "
+        "model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, notes, estimate\n",
+    )
     status, _out, err = run(capsys, "render", "7b", "--script-url", "ftp://x/{path}")
     assert (status, err) == (
         2,

@@ -219,8 +219,8 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
         "measured with) [rlresources.duplicate_row]",
         "<srcdir>/index.rst:6: WARNING: unknown size '72b'; did you mean '7B'? The known sizes are: 7B (a size is "
         "known when the data folder has its file) [rlresources.unknown_size]",
-        f"<srcdir>/index.rst:8: WARNING: :columns: names no column 'gpu'; the columns are: {columns} "
-        "[rlresources.option]",
+        "<srcdir>/index.rst:8: WARNING: :columns: names no column 'gpu'; did you mean 'gpus'? The columns are: "
+        f"{columns} [rlresources.option]",
         f"<srcdir>/index.rst:8: WARNING: :sort: names no column 'speed'; the columns are: {columns} (prefix one "
         "with '-' to sort descending) [rlresources.option]",
         "<srcdir>/index.rst:8: WARNING: :tags: names 'BEST', which no row has; the valid values are: MIN, "

@@ -9,6 +9,7 @@ translate :class:`Cell` values into nodes or markup; so a new column is one entr
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,6 +206,16 @@ def column_key(name: str) -> str | None:
         return key
     # or its header as the table shows it (``Model ID``), read each time so a column added later counts
     return next((k for k, column in COLUMNS.items() if column.header.lower() == key), None)
+
+
+def near_column(name: str) -> str:
+    """``did you mean 'maxbatch'? The``-style words for a name that is no column, or ``the``.
+
+    Compared with the keys and their aliases (each is accepted as written), so a typo
+    in ``--columns`` or ``:columns:`` is answered with a name that works.
+    """
+    close = difflib.get_close_matches(name.strip().lower(), [*COLUMNS, *ALIASES], n=1, cutoff=0.75)
+    return f"did you mean '{close[0]}'? The" if close else "the"
 
 
 def split_list(value: str) -> list[str]:

@@ -153,7 +153,10 @@ def choose_columns(spec: str | None, default: tuple[str, ...]) -> tuple[list[str
         key = cols.column_key(name)
         if key is None:
             problems.append(
-                OptionProblem("columns", f"names no column '{name}'; the columns are: {', '.join(cols.COLUMNS)}")
+                OptionProblem(
+                    "columns",
+                    f"names no column '{name}'; {cols.near_column(name)} columns are: {', '.join(cols.COLUMNS)}",
+                )
             )
         elif key not in chosen:
             chosen.append(key)
@@ -170,7 +173,8 @@ def choose_sort(spec: str | None) -> tuple[list[tuple[str, bool]], list[OptionPr
             problems.append(
                 OptionProblem(
                     "sort",
-                    f"names no column '{name}'; the columns are: {', '.join(cols.COLUMNS)} "
+                    f"names no column '{name}'; {cols.near_column(name.lstrip('-+'))} columns are: "
+                    f"{', '.join(cols.COLUMNS)} "
                     "(prefix one with '-' to sort descending)",
                 )
             )
