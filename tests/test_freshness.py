@@ -364,3 +364,37 @@ def test_a_bug_in_the_role_is_a_warning_as_in_the_directives(app: Any, monkeypat
     ]
     assert _dates(app) == []
     assert (Path(app.outdir) / "index.html").is_file()
+
+
+def test_a_marker_said_once_for_the_page_leaves_the_rows_other_marker_apart_from_its_text() -> None:
+    """Every row is outdated (one sentence says it), one is also stale: its cell reads "MIN (stale)".
+
+    Taking the outdated marker off removed the first " " of the cell instead of the one
+    before that marker, and phone cards read "MIN(stale)".
+    """
+    from types import SimpleNamespace
+
+    from docutils.utils import new_document
+
+    from sphinx_rlresources.sphinxext.freshness import say_markers_once
+
+    def row(*kinds: str) -> nodes.row:
+        para = nodes.paragraph("", "MIN")
+        for kind in kinds:
+            para += nodes.Text(" ")
+            para += nodes.inline(kind, kind, classes=["rlresources-marker", f"rlresources-marker-{kind}"])
+        made = nodes.row("", nodes.entry("", para))
+        made["rl_markers"] = {kind: kind for kind in kinds}
+        made["rl_tested"] = "2025-06-25"
+        return made
+
+    table = nodes.table("", nodes.tgroup("", nodes.tbody("", row("stale", "outdated"), row("outdated"))))
+    table["classes"].append("rlresources-table")
+    doctree = new_document("<page>")
+    doctree += table
+    say_markers_once(SimpleNamespace(config=SimpleNamespace(rlresources_max_age_days=365)), doctree)  # type: ignore[arg-type]
+    cells = [row.astext() for row in table.findall(nodes.row)]
+    assert cells == ["MIN stale", "MIN"]
+    sentence = next(doctree.findall(nodes.paragraph))
+    assert sentence["classes"] == ["rlresources-shared-markers"]
+    assert sentence.astext().startswith("outdated Every configuration on this page was last tested on 2025-06-25")

@@ -106,9 +106,11 @@ def _unmark(rows: list[nodes.row], kinds: dict[str, str]) -> None:
                     continue
                 parent = marker.parent
                 index = parent.index(marker)
+                del parent[index]
                 if index and isinstance(parent[index - 1], nodes.Text) and str(parent[index - 1]) == " ":
-                    parent.remove(parent[index - 1])
-                parent.remove(marker)
+                    # by position: remove() would take the first equal " ", the one before
+                    # the row's other marker, and the cell would read "MIN(stale) "
+                    del parent[index - 1]
             if f"rlresources-{kind}" in row["classes"]:
                 row["classes"].remove(f"rlresources-{kind}")
         row["rl_markers"] = {kind: text for kind, text in row["rl_markers"].items() if kind not in kinds}
