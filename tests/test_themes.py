@@ -10,7 +10,8 @@ of the body's size or more, and a table is a table unless even its narrowest lay
 cannot fit the column; on the seed page no word of a cell wraps while another column
 has room to spare.  At 400 pixels each row is a card, nothing we draw is wider than
 the column, and every size of the chart is on screen.  axe-core (from npm) finds no
-WCAG 2 AA violation inside the extension's own elements.
+WCAG 2 AA violation inside the extension's own elements, on the seed page and on a copy
+of it in a git history that makes two rows stale, one on a line sphinx-rtd-theme stripes.
 
 Every page is loaded at the width it is measured at, and measured once the layout has
 settled (fonts in, the layout script done, two reads alike): reading right after a
@@ -84,6 +85,35 @@ return found;
 """
 
 
+STALE_SCRIPTS = {  # the second row of 7B and of 14B: the 5th and 7th of the "all" table, rtd's striped lines
+    "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh": "trainer.n_gpus_per_node=1",
+    "examples/tuning/14b/qwen2.5-14b_grpo-lora_2_h100_fsdp_vllm.sh": "trainer.n_gpus_per_node=2",
+}
+
+
+def _stale_site(folder: Any) -> Any:
+    """The seed page over a copy of the seed's data in a git history where two scripts changed
+    their GPU count after their rows were tested (2025-06-25): those rows are stale, whatever
+    finer rule decides staleness, and each lies on a line sphinx-rtd-theme stripes."""
+    from helpers import commit, git
+
+    for part in ("data", "examples"):
+        shutil.copytree(REPO / part, folder / part)
+    docs = folder / "docs"
+    docs.mkdir()
+    conf = (SITES["seed"] / "conf.py").read_text(encoding="utf-8").replace('"../../../data"', '"../data"')
+    (docs / "conf.py").write_text(conf.replace('"../../.."', '".."') + "rlresources_stale_check = True\n", "utf-8")
+    shutil.copy(SITES["seed"] / "index.rst", docs / "index.rst")
+    git(folder, "init", "-q")
+    commit(folder, "the seed's rows and scripts", "2025-06-20T12:00:00+00:00")
+    for script, setting in STALE_SCRIPTS.items():
+        path = folder / script
+        gpus = int(setting.rsplit("=", 1)[1])
+        path.write_text(path.read_text("utf-8").replace(setting, setting.replace(f"={gpus}", f"={gpus * 2}")), "utf-8")
+    commit(folder, "double the GPUs", "2025-07-10T12:00:00+00:00")
+    return docs
+
+
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """``sites(theme, site)`` -> the URL of that site built in that theme, served on 127.0.0.1."""
@@ -95,9 +125,10 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
             if theme == "sphinx_rtd_theme":
                 pytest.importorskip("sphinx_rtd_theme")
             out = tmp_path_factory.mktemp(f"{site}-{theme}")
+            source = SITES[site] if site in SITES else _stale_site(out / "repo")
             subprocess.run(
                 [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "-D", f"html_theme={theme}",
-                 "-d", str(out / ".doctrees"), str(SITES[site]), str(out / "html")],
+                 "-d", str(out / ".doctrees"), str(source), str(out / "html")],
                 check=True,
             )  # fmt: skip
             urls[(theme, site)] = servers.enter_context(serving(out / "html")) + "/index.html"
@@ -427,6 +458,11 @@ def _axe() -> str:
 def test_no_wcag_aa_violation_inside_our_elements(browser: Any, sites: Any, theme: str, site: str) -> None:
     script = _axe()
     _open(browser, sites(theme, site), 1280)
+    _no_violations(browser, script)
+
+
+def _no_violations(browser: Any, script: str) -> None:
+    """axe-core finds no WCAG 2 A or AA violation inside our elements of the open page."""
     browser.execute_script(script)
     browser.set_script_timeout(120)
     violations = browser.execute_async_script(
@@ -440,6 +476,38 @@ def test_no_wcag_aa_violation_inside_our_elements(browser: Any, sites: Any, them
         OURS,
     )
     assert violations == [], json.dumps(violations, indent=1)[:2000]
+
+
+STALE_ON_STRIPES = """
+return Array.from(document.querySelectorAll('table.rlresources-table td .rlresources-marker-stale')).map(m => {
+  let back = 'rgba(0, 0, 0, 0)';
+  for (let box = m.parentElement; box && back === 'rgba(0, 0, 0, 0)'; box = box.parentElement) {
+    back = getComputedStyle(box).backgroundColor;
+  }
+  return {colour: getComputedStyle(m).color, back: back};
+});
+"""
+
+
+def _rgb_hex(css: str) -> str:
+    parts = [int(float(p)) for p in re.findall(r"[\d.]+", css)[:3]]
+    return "#" + "".join(f"{p:02x}" for p in parts)
+
+
+@pytest.mark.parametrize(("theme", "dark"), [("sphinx_rtd_theme", False), ("furo", False), ("furo", True),
+                                             ("alabaster", False)])  # fmt: skip
+def test_a_stale_row_on_a_striped_line_reads_at_aa_contrast(browser: Any, sites: Any, theme: str, dark: bool) -> None:
+    from test_contrast import AA, contrast
+
+    script = _axe()
+    _open(browser, sites(theme, "stale"), 1280, dark)
+    found = browser.execute_script(STALE_ON_STRIPES)
+    assert len(found) >= 2, "the page lost its stale rows"
+    if theme == "sphinx_rtd_theme":
+        assert any(_rgb_hex(m["back"]) == "#f3f6f6" for m in found), found  # one on a striped line
+    for marker in found:
+        assert contrast(_rgb_hex(marker["colour"]), _rgb_hex(marker["back"])) >= AA, marker
+    _no_violations(browser, script)
 
 
 def test_the_chart_has_a_text_alternative_and_the_filter_announces_its_count(browser: Any, sites: Any) -> None:
