@@ -7,6 +7,7 @@ in docs/_ext), so these tests hold the reference page to the same standard.
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -89,3 +90,17 @@ def test_a_name_read_as_another_is_said(capsys: pytest.CaptureFixture[str], argv
     assert status in (0, 1)
     assert captured.err.splitlines() == notes
     assert captured.out.startswith("{")  # the JSON on stdout stays clean
+
+
+_SLIPS = re.compile(r"%%|%\(\w*\)?[sd]?|%[sdr]\b|\\n|\w [,.;](?=\s|$)")
+"""What a help string shows when its formatting went wrong: a doubled ``%`` that nothing
+%-formats (argparse formats help and usage, not description or epilog), a ``%(name)s``
+or ``%s`` left over, a written ``\\n``, or a space before punctuation.  (Braces are
+meant: a choice list ``{verl}``, a URL template's ``{path}``.)"""
+
+
+@pytest.mark.parametrize("name", ["", *sorted(COMMANDS)])
+def test_no_formatting_slip_shows_in_a_help(name: str) -> None:
+    text = (COMMANDS[name] if name else PARSER).format_help()
+    slips = [(m.group(0), text[max(0, m.start() - 40) : m.end() + 20]) for m in _SLIPS.finditer(text)]
+    assert slips == []

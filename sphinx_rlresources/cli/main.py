@@ -296,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         "a floor (what must be resident whatever the data) and an expected peak (at the stated lengths); or for "
         "a row of the data (--row FILE:LINE) with its script's settings. --model and --device go together; --row "
         "replaces both. A flag left out assumes what a silent script assumes, and the output names each. "
-        "Verdicts: fits, tight (expected peak above 90%% of the device), likely-oom (the floor fits, the expected "
+        "Verdicts: fits, tight (expected peak above 90% of the device), likely-oom (the floor fits, the expected "
         "peak does not), does-not-fit (the floor does not).",
         epilog=exit_statuses(
             "it fits, is tight or is likely to run out of memory (likely-oom)", "its floor does not fit"
