@@ -145,3 +145,16 @@ def test_the_architecture_page_draws_the_import_graph(docs_build: tuple[Sphinx, 
     for module in found:
         if importgraph.room(module) != importgraph.TOP:
             assert (".".join(module.split(".")[2:]) or "__init__") in shown, module
+
+
+def test_every_command_has_its_own_section_on_the_cli_page() -> None:
+    """One place for each command's help: its section, generated from the parser (no hand-copied usage)."""
+    from sphinx_rlresources.cli import main as cli
+
+    page = (REPO / "docs" / "cli.rst").read_text(encoding="utf-8")
+    shown = re.findall(r"^\.\. rlr-cli-help::(.*)$", page, re.M)
+    names = sorted(cli.command_parsers(cli.build_parser()))
+    assert sorted(name.strip() for name in shown if name.strip()) == names
+    for name in names:
+        section = page.split(f"``rlresources {name}``\n", 1)[1].split("\n\n", 2)[1]
+        assert section == f".. rlr-cli-help:: {name}", name  # right under its title
