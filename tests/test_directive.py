@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -277,3 +278,14 @@ def test_a_bug_in_drawing_is_a_warning_and_the_page_still_builds(app: Any, monke
         for line in (7, 12, 17)
     ]
     assert (app.outdir / "index.html").is_file()
+
+
+@pytest.mark.sphinx("html", testroot="options", srcdir="options-tag-whole")
+def test_a_tag_is_one_word_in_its_cell_never_recom_mended(app: Any) -> None:
+    """The layout script picks the compact table or cards before a tag must break; a soft
+    hyphen made a narrow Tag column read "RECOM-MENDED"."""
+    app.build()
+    html = (app.outdir / "filters.html").read_text("utf-8")
+    cells = re.findall(r'<td data-label="Tag"[^>]*><p>([^<]*)', html)
+    assert "RECOMMENDED" in cells
+    assert not [cell for cell in cells if "&#173;" in cell or "\u00ad" in cell]

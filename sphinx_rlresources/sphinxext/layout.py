@@ -168,7 +168,9 @@ READER_TABLES = frozenset({"rlresources-coverage", "rlresources-chart-table", "r
 
 
 SOFT_HYPHENS = {"RECOMMENDED": ("RECOM", "MENDED")}
-"""Words that may break with a hyphen, as a reader would: the tag is the widest word of a row."""
+"""Words that may break with a hyphen in a caption or a reader's table (the coverage table's
+column headers on a phone).  Never in a resource table's own cells: a narrow Tag column
+read "RECOM-MENDED", and the layout script picks compact or cards before a tag must break."""
 
 
 class rlresources_hyphenated(nodes.Text):
@@ -193,10 +195,8 @@ alone: a caption, a reader's table), a header, a body cell, an Infer cell."""
 
 def _breakable(value: str, where: int) -> nodes.Node | None:
     """The node a plain text becomes in HTML to break where a reader expects, or None to stay as it is."""
-    if value in SOFT_HYPHENS:
-        return rlresources_hyphenated(value)
     if where == _ANY:
-        return None
+        return rlresources_hyphenated(value) if value in SOFT_HYPHENS else None
     if where == _HEAD:  # MaxBatch may break before "Batch"
         return rlresources_breakable(value) if _CAMEL.search(value) else None
     if where == _INFER and _ENGINE.search(value):
