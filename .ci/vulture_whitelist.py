@@ -36,10 +36,11 @@ _.entropy_checkpointing
 _.free_cache_engine
 _.max_num_seqs
 _.fp8_rollout
-# pytest reads these module names; the standard library calls these overridden methods;
+# pytest reads these module names and calls its hooks by name; the standard library calls these overridden methods;
 # selenium reads the options' attribute; transformers and vLLM read a model config's;
 # PyYAML's resolver reads its loader's path resolvers.
 _.pytest_plugins
+_.pytest_unconfigure
 _.pytestmark
 _.log_message
 _.handle_starttag
