@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from helpers import AA, contrast
 
 CSS = REPO / "sphinx_rlresources" / "sphinxext" / "static" / "rlresources-freshness.css"
-AA = 4.5
-"""WCAG 2 AA's least contrast for text under 18.66 px bold: the markers are 0.8em."""
 
 
 def _theme_file(package: str, *parts: str) -> str:
@@ -77,20 +76,6 @@ def marker_colours() -> dict[str, dict[str, str]]:
         auto = _one(rf"body\[data-theme=\"auto\"\] \.rlresources-marker-{kind} \{{ color: (#[0-9a-fA-F]+);", css, kind)
         assert auto == found[kind]["dark"], f"furo's auto dark mode gives {kind} another colour than its dark mode"
     return found
-
-
-def luminance(colour: str) -> float:
-    """WCAG 2's relative luminance of an ``#rgb`` or ``#rrggbb`` colour."""
-    hexa = colour.lstrip("#")
-    hexa = "".join(c * 2 for c in hexa) if len(hexa) == 3 else hexa
-    channels = [int(hexa[i : i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(one: str, other: str) -> float:
-    high, low = sorted((luminance(one), luminance(other)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def test_contrast_is_computed_as_wcag_defines_it() -> None:

@@ -433,7 +433,8 @@ def _cell(content: nodes.Node, key: str) -> nodes.entry:
 
 def test_one_walk_of_a_table_gives_each_text_its_own_rule() -> None:
     """Each text gets the rule of where it is: the caption soft hyphens alone, a header its
-    camel-case break, an Infer cell the engine's break, a body cell dates and name breaks."""
+    camel-case break, an Infer cell the engine's break, a body cell dates and name breaks
+    (and a tag stays whole: no "RECOM-MENDED" in a narrow Tag column)."""
     from sphinx_rlresources.sphinxext import layout
     from sphinx_rlresources.sphinxext.nodes import rlresources_script_label
 
@@ -458,7 +459,7 @@ def test_one_walk_of_a_table_gives_each_text_its_own_rule() -> None:
     assert type(caption[2][0]) is layout.rlresources_breakable  # code in a caption: breakable text
     assert type(head[0][0][0]) is layout.rlresources_breakable  # "Max|Batch" in a header only
     tag, infer, model, tested, script, notes = (cell[0][0] for cell in body.children)
-    assert type(tag) is layout.rlresources_hyphenated
+    assert type(tag) is nodes.Text
     assert type(infer) is layout.rlresources_engine  # vllm|0.8.3 in the Infer column
     assert type(model) is layout.rlresources_breakable  # sglang|0.4.6: five letters and a digit
     assert isinstance(tested, nodes.inline) and tested["classes"] == ["rlresources-date"]

@@ -497,7 +497,7 @@ def _rgb_hex(css: str) -> str:
 @pytest.mark.parametrize(("theme", "dark"), [("sphinx_rtd_theme", False), ("furo", False), ("furo", True),
                                              ("alabaster", False)])  # fmt: skip
 def test_a_stale_row_on_a_striped_line_reads_at_aa_contrast(browser: Any, sites: Any, theme: str, dark: bool) -> None:
-    from test_contrast import AA, contrast
+    from helpers import AA, contrast
 
     script = _axe()
     _open(browser, sites(theme, "stale"), 1280, dark)
