@@ -474,3 +474,28 @@ def test_the_example_prints_what_the_page_shows(
     else:
         assert example.output, "the page shows no output: store it (Place.stored)"
         assert matches(example.output, lines), "\n".join(["the page shows:", *example.output, "", "it prints:", *lines])
+
+
+def _markdown_blocks(page: str) -> list[str]:
+    """The ``.. code-block:: markdown`` blocks of a page, dedented."""
+    blocks = []
+    for block in page.split(".. code-block:: markdown\n\n")[1:]:
+        lines = []
+        for line in block.splitlines():
+            if line and not line.startswith("   "):
+                break
+            lines.append(line[3:])
+        blocks.append("\n".join(lines).strip("\n") + "\n")
+    return blocks
+
+
+def test_the_readme_after_sync_is_the_one_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/without-sphinx.rst shows its README before and after ``rlresources sync``: both are real."""
+    root = seed_copy(tmp_path / "repo")
+    monkeypatch.chdir(root)
+    the_pages_readme(root)
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert cli.main(["sync", "README.md"]) == 0
+    before, after = _markdown_blocks((REPO / "docs" / "without-sphinx.rst").read_text(encoding="utf-8"))[:2]
+    assert after in (root / "README.md").read_text(encoding="utf-8")  # the page shows it from the first block on
+    assert after not in before
