@@ -30,7 +30,7 @@ from sphinx_rlresources.cli.common import (
     load_project,
 )
 from sphinx_rlresources.cli.estimate_output import as_json, as_text
-from sphinx_rlresources.core import plausibility, rowscript
+from sphinx_rlresources.core import git, plausibility, rowscript
 from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import load_dataset
 from sphinx_rlresources.core.model import Entry
@@ -359,7 +359,8 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
     project = load_project()
     args.data = str(path.parent)
     data_dir, root = data_and_root(args, project)
-    dataset = load_dataset(data_dir, root, load_options(args, project))
+    repo = git.Repo(root)  # the lint's answers serve the row's own reading
+    dataset = load_dataset(data_dir, root, load_options(args, project), repo=repo)
     wanted = path.resolve()
     rows = [e for e in dataset.entries if (data_dir / Path(e.source.path).name).resolve() == wanted]
     lines = _line_count(path)
@@ -376,7 +377,7 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
             # The row's script cannot be read: said as lint says it, and the estimate goes on without it.
             print(replace(problem, severity="warning").format(), file=sys.stderr)
             print(f"{PROG}: note: the estimate takes every setting as a silent script would", file=sys.stderr)
-    settings = _script_run(entry, root)
+    settings = rowscript.row_script(entry.script, entry.script_ref, root, entry.env, repo).run
     found = plausibility.estimate_row(entry, settings)
     if found is None:
         raise CliError(
@@ -396,11 +397,6 @@ def _line_count(path: Path) -> int:
     with path.open("rb") as handle:
         data = handle.read()
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-
-
-def _script_run(entry: Entry, root: Path) -> Run | None:
-    """What the row's script asks for, read the one way lint and the build read it (None: it cannot be read)."""
-    return rowscript.row_script(entry.script, entry.script_ref, root, entry.env).run
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

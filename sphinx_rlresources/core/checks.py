@@ -265,12 +265,15 @@ def _unreadable(entry: Entry, real: Path, size: int) -> Diagnostic | None:
     return None
 
 
-def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule = PRESETS["seed"]) -> dict[str, Path]:
+def check_entries(
+    dataset: DataSet, cross_check: bool = True, rule: NamingRule = PRESETS["seed"], repo: git.Repo | None = None
+) -> dict[str, Path]:
     """Run the row checks over every readable row; return the scripts that may be used.
 
     With ``cross_check``, each row is also compared with what its script runs
     (:mod:`.crosscheck`).  A row with ``script_ref`` is checked against the script as
-    git stores it at that ref (:func:`check_pinned`), with no checkout.
+    git stores it at that ref (:func:`check_pinned`), with no checkout, through ``repo``
+    (the run's one :class:`~.git.Repo`).
     """
     scripts: dict[str, Path] = {}
     first: dict[str, Entry] = {}
@@ -304,7 +307,7 @@ def check_entries(dataset: DataSet, cross_check: bool = True, rule: NamingRule =
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared()))
         check_plausible(dataset, entry, run)
     if pinned:
-        check_pinned(dataset, pinned, cross_check, rule)
+        check_pinned(dataset, pinned, cross_check, rule, repo or git.Repo(dataset.root))
     return scripts
 
 
@@ -352,15 +355,13 @@ def check_plausible(dataset: DataSet, entry: Entry, run: Run | None) -> None:
         dataset.diagnostics.append(problem)
 
 
-def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: NamingRule = PRESETS["seed"]) -> None:
+def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: NamingRule, repo: git.Repo) -> None:
     """Check rows whose script is read from git at their ``script_ref``: one process for all."""
     limit = rowscript.MAX_SCRIPT_BYTES
     declared: dict[str, tuple[Requirement, ...]] = {}  # per ref: the metadata read once
     read_at_ref: list[tuple[Entry, Run]] = []
     try:
-        found = git.read_pinned(
-            dataset.root, [(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit
-        )
+        found = repo.read([(e.script_ref or "", PurePosixPath(e.script).as_posix()) for e in rows], limit)
     except git.GitUnavailable as err:
         for entry in rows:
             dataset.diagnostics.append(
@@ -389,7 +390,7 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             continue
         blob = found.files.get((ref, PurePosixPath(entry.script).as_posix()))
         if blob is None or (ref, PurePosixPath(entry.script).as_posix()) in found.links:
-            dataset.diagnostics.append(_not_pinned(dataset, entry, ref, blob is not None))
+            dataset.diagnostics.append(_not_pinned(repo, entry, ref, blob is not None))
             dataset.diagnostics.extend(check_naming(entry, None, rule))
             continue
         dataset.linkable.add(entry.script)
@@ -405,19 +406,19 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             )
         run = None
         if cross_check and blob.data is not None:
-            files = rowscript.RefFiles(dataset.root, ref)
+            files = rowscript.RefFiles(repo, ref)
             run = rowscript.run_of(blob.data, PurePosixPath(entry.script).as_posix(), entry.env, files)
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
             if ref not in declared:
-                declared[ref] = requirements.declared(dataset.root, ref)
+                declared[ref] = requirements.declared(dataset.root, ref, repo)
             dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared[ref]))
             read_at_ref.append((entry, run))
         check_plausible(dataset, entry, run)
-    history.check_pinned_history(dataset, read_at_ref)
+    history.check_pinned_history(dataset, read_at_ref, repo)
 
 
-def _not_pinned(dataset: DataSet, entry: Entry, ref: str, link: bool) -> Diagnostic:
+def _not_pinned(repo: git.Repo, entry: Entry, ref: str, link: bool) -> Diagnostic:
     """Why a pinned row has no script to read at its ref: none is there, or git stores a symbolic link there."""
     if link:
         return row_diagnostic(
@@ -431,11 +432,11 @@ def _not_pinned(dataset: DataSet, entry: Entry, ref: str, link: bool) -> Diagnos
         entry,
         "script",
         Subtype.SCRIPT_MISSING,
-        f"script '{entry.script}' does not exist at {ref}{pinned_hint(dataset.root, ref, entry)}",
+        f"script '{entry.script}' does not exist at {ref}{pinned_hint(repo, ref, entry)}",
     )
 
 
-def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
+def pinned_hint(repo: git.Repo, ref: str, entry: Entry) -> str:
     """ "Did you mean" for a script missing at its ref, with what the script it probably means runs.
 
     The same bounded comparison as for a checked-out script (:class:`Hints`), over the
@@ -445,7 +446,7 @@ def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
     folder = PurePosixPath(entry.script).parent.as_posix()
     folder = "" if folder == "." else folder
     try:
-        names = [n for n in git.list_folder(root, ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
+        names = [n for n in repo.list_folder(ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
     except git.GitUnavailable:
         names = []
     close, too_many = Hints.closest_in(names, entry.script_name, entry.model)
@@ -455,7 +456,7 @@ def pinned_hint(root: Path, ref: str, entry: Entry) -> str:
         return "; check the path, or the script_ref"
     path = f"{folder}/{close}" if folder else close
     hint = f"; did you mean '{path}'?"
-    asked = rowscript.row_script(path, ref, root, entry.env).run
+    asked = rowscript.row_script(path, ref, repo.root, entry.env, repo).run
     if asked is not None:
         said = [
             f"{asked.gpus.value} GPUs" if crosscheck.known(asked.gpus) else "",

@@ -10,6 +10,7 @@ so it can only name a commit, tag or branch.
 from __future__ import annotations
 
 import datetime
+import functools
 import os
 import posixpath
 import re
@@ -98,7 +99,7 @@ def _driver_overrides(git: str, cwd: Path) -> list[str]:
 def git_command(cwd: Path) -> list[str]:
     """The start of every git command line: git itself, the folder, and nothing that can run code.
 
-    The one function every git call goes through (:func:`run_git`, :func:`read_pinned`).
+    The one function every git call goes through (:class:`Repo`), built once per run.
     """
     git = shutil.which("git")
     if git is None:
@@ -117,12 +118,10 @@ def git_command(cwd: Path) -> list[str]:
     ]
 
 
-def run_git(args: Sequence[str], cwd: Path) -> str:
-    """Run ``git -C cwd ARGS`` (an argument list, no shell) and return its output."""
-    command = [*git_command(cwd), *args]
+def _run(command: list[str], args: Sequence[str]) -> str:
     try:
         done = subprocess.run(  # an argument list with a resolved git, no shell
-            command,
+            [*command, *args],
             capture_output=True,
             env=git_env(),
             timeout=GIT_TIMEOUT,
@@ -183,6 +182,132 @@ def tree_mode(tree: bytes, name: str, hash_bytes: int) -> bytes | None:
     return None
 
 
+@dataclass(frozen=True)
+class Where:
+    """Where a root sits in its checkout: the top folder, the root's path from it, whether the history is cut."""
+
+    top: Path
+    prefix: str
+    """``''`` at the top, else the root's path from the top with a trailing ``/``."""
+    shallow: bool
+
+
+class Repo:
+    """One repository as one run reads it: the safe command line built once, each answer asked once.
+
+    Lint, the build and ``estimate --row`` make one for the data's root and hand it to
+    every check that reads git, so the repository's configuration is listed once (for
+    the driver overrides of :func:`git_command`), its layout is asked once, and every
+    file at a ref is fetched once, in one ``git cat-file --batch`` for all the rows.
+    Nothing is kept beyond the run: a later run lists the configuration again.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.blobs: dict[tuple[str, str], Blob | None] = {}
+        self.refs: dict[str, bool] = {}
+        self.folders: dict[tuple[str, str], list[str]] = {}
+        self.links: set[tuple[str, str]] = set()
+
+    @functools.cached_property
+    def command(self) -> list[str]:
+        return git_command(self.root)
+
+    @functools.cached_property
+    def where(self) -> Where:
+        """The checkout's layout, from one ``rev-parse``; raises :class:`GitUnavailable`."""
+        lines = self.run(["rev-parse", "--show-toplevel", "--show-prefix", "--is-shallow-repository"]).split("\n")
+        if len(lines) < 3 or not lines[0]:
+            raise GitUnavailable(f"{self.root.resolve()} is not inside a git checkout")
+        return Where(Path(lines[0]).resolve(), lines[1], lines[2].strip() == "true")
+
+    def run(self, args: Sequence[str]) -> str:
+        """Run ``git -C root ARGS`` (an argument list, no shell) and return its output."""
+        return _run(self.command, args)
+
+    def read(self, wanted: Iterable[tuple[str, str]], limit: int) -> PinnedFiles:
+        """Each (ref, path) -- ``path`` from the root -- as git stores it; what was read before is not asked again.
+
+        Nothing is checked out and nothing is run.  Raises :class:`GitUnavailable` when git
+        is missing or the root is not in a repository.
+        """
+        asked = set(wanted)
+        # The batch protocol is one question per line: a ref that is not plainly a ref (``HEAD:x``,
+        # ``a^{tree}``) or a path holding a line break would ask git something else.  Neither is
+        # asked; both read as missing.
+        for ref, path in asked:
+            if not (REF_PATTERN.fullmatch(ref) and path.isprintable()):
+                self.refs.setdefault(ref, False)
+                self.blobs[(ref, path)] = None
+        new = sorted(
+            (ref, path) for ref, path in asked if (ref, path) not in self.blobs or _cut(self.blobs[(ref, path)], limit)
+        )
+        if new:
+            self._batch(sorted({ref for ref, _ in new} - set(self.refs)), new, limit)
+        files = {pair: _within(self.blobs.get(pair), limit) for pair in asked}
+        links = {pair for pair in asked if pair in self.links}
+        return PinnedFiles({ref: self.refs.get(ref, False) for ref, _ in asked}, files, links)
+
+    def _batch(self, refs: list[str], pairs: list[tuple[str, str]], limit: int) -> None:
+        """One ``git cat-file --batch``: each new ref, each file, and each file's folder (is it a symbolic link?)."""
+        prefix = self.where.prefix
+        folders = sorted({(ref, posixpath.dirname(prefix + path)) for ref, path in pairs})
+        questions = (
+            [f"{ref}^{{commit}}" for ref in refs]
+            + [f"{ref}:{prefix}{path}" for ref, path in pairs]
+            + [f"{ref}:{folder}" for ref, folder in folders]
+        )
+        blobs_from, trees_from = len(refs), len(refs) + len(pairs)
+
+        def keep(index: int, kind: str, size: int) -> bool:
+            if index >= trees_from:
+                return kind == "tree" and size <= MAX_TREE_BYTES
+            return index >= blobs_from and kind == "blob" and size <= limit
+
+        answers = cat_file(self.command, questions, keep)
+        for ref, answer in zip(refs, answers, strict=False):
+            self.refs[ref] = answer is not None and answer[0] == "commit"
+        for pair, answer in zip(pairs, answers[blobs_from:], strict=False):
+            self.blobs[pair] = Blob(answer[1], answer[2]) if answer is not None and answer[0] == "blob" else None
+        trees = dict(zip(folders, answers[trees_from:], strict=False))  # (ref, folder) -> its answer
+        for ref, path in pairs:
+            tree = trees.get((ref, posixpath.dirname(prefix + path)))
+            if (
+                tree is not None
+                and tree[2] is not None
+                and tree_mode(tree[2], posixpath.basename(path), tree[3]) == LINK_MODE
+            ):
+                self.links.add((ref, path))
+
+    def list_folder(self, ref: str, folder: str) -> list[str]:
+        """The names of the files in ``folder`` (a path from the root) as git stores them at ``ref``.
+
+        ``ref`` must be plainly a ref (:data:`REF_PATTERN`); a folder that does not exist
+        there lists nothing.  Raises :class:`GitUnavailable` when git cannot answer.
+        """
+        if not REF_PATTERN.fullmatch(ref) or not folder.isprintable():
+            return []
+        if (ref, folder) not in self.folders:
+            path = (self.where.prefix + folder.strip("/")).strip("/")
+            try:
+                out = self.run(["ls-tree", "--name-only", "-z", f"{ref}:{path}"])
+            except GitUnavailable:
+                out = ""  # no such folder at that ref
+            self.folders[(ref, folder)] = [name for name in out.split("\0") if name][:MAX_LISTED]
+        return self.folders[(ref, folder)]
+
+
+def _cut(blob: Blob | None, limit: int) -> bool:
+    """Whether a blob was read with a smaller limit than ``limit`` asks (so its bytes must be read now)."""
+    return blob is not None and blob.data is None and blob.size <= limit
+
+
+def _within(blob: Blob | None, limit: int) -> Blob | None:
+    if blob is None or blob.data is None or blob.size <= limit:
+        return blob
+    return Blob(blob.size, None)
+
+
 def _read_exactly(stream: IO[bytes], size: int, keep: bool) -> bytes | None:
     """Read ``size`` bytes (and git's newline after them); keep them only if asked."""
     chunks: list[bytes] = []
@@ -215,62 +340,10 @@ def _answer(
     return kind, size, _read_exactly(stream, size, keep(index, kind, size)), len(sha) // 2
 
 
-def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> PinnedFiles:
-    """Read each (ref, path) -- ``path`` relative to ``root`` -- from git's objects in one process.
-
-    Nothing is checked out and nothing is run.  Raises :class:`GitUnavailable` when git
-    is missing or ``root`` is not in a repository.
-    """
-    asked = sorted(set(wanted))
-    # The batch protocol is one question per line: a ref that is not plainly a ref (``HEAD:x``,
-    # ``a^{tree}``) or a path holding a line break would ask git something else.  Neither is
-    # asked; both read as missing.
-    pairs: list[tuple[str, str]] = []
-    refused: list[tuple[str, str]] = []
-    for ref, path in asked:  # one pass: a build asks for every pinned row at once
-        (pairs if REF_PATTERN.fullmatch(ref) and path.isprintable() else refused).append((ref, path))
-    top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
-    try:
-        prefix = root.resolve().relative_to(top).as_posix()
-    except ValueError as err:  # pragma: no cover - rev-parse ran inside root
-        raise GitUnavailable(f"{root} is not inside its git checkout") from err
-    prefix = "" if prefix == "." else prefix + "/"
-    refs = sorted({ref for ref, _ in pairs})
-    folders = sorted({(ref, posixpath.dirname(prefix + path)) for ref, path in pairs})
-    questions = (
-        [f"{ref}^{{commit}}" for ref in refs]
-        + [f"{ref}:{prefix}{path}" for ref, path in pairs]
-        + [f"{ref}:{folder}" for ref, folder in folders]
-    )
-    blobs_from, trees_from = len(refs), len(refs) + len(pairs)
-
-    def keep(index: int, kind: str, size: int) -> bool:
-        if index >= trees_from:
-            return kind == "tree" and size <= MAX_TREE_BYTES
-        return index >= blobs_from and kind == "blob" and size <= limit
-
-    answers = _batch(root, questions, keep)
-    found = PinnedFiles({ref: False for ref, _path in refused}, dict.fromkeys(refused))
-    for ref, answer in zip(refs, answers, strict=False):
-        found.refs[ref] = answer is not None and answer[0] == "commit"
-    for pair, answer in zip(pairs, answers[blobs_from:], strict=False):
-        found.files[pair] = Blob(answer[1], answer[2]) if answer is not None and answer[0] == "blob" else None
-    trees = dict(zip(folders, answers[trees_from:], strict=False))  # (ref, folder) -> its answer
-    for ref, path in pairs:
-        tree = trees.get((ref, posixpath.dirname(prefix + path)))
-        if (
-            tree is not None
-            and tree[2] is not None
-            and tree_mode(tree[2], posixpath.basename(path), tree[3]) == LINK_MODE
-        ):
-            found.links.add((ref, path))
-    return found
-
-
-def _batch(root: Path, questions: list[str], keep: Callable[[int, str, int], bool]) -> list[Answer | None]:
+def cat_file(command: list[str], questions: list[str], keep: Callable[[int, str, int], bool]) -> list[Answer | None]:
     """Ask one ``git cat-file --batch`` every question; ``keep`` says whose bytes are worth reading."""
     process = subprocess.Popen(  # an argument list with a resolved git, no shell
-        [*git_command(root), "cat-file", "--batch"],
+        [*command, "cat-file", "--batch"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -298,6 +371,26 @@ def _batch(root: Path, questions: list[str], keep: Callable[[int, str, int], boo
     return answers
 
 
+def read_pinned(root: Path, wanted: Iterable[tuple[str, str]], limit: int) -> PinnedFiles:
+    """Read each (ref, path) -- ``path`` relative to ``root`` -- from git's objects in one process.
+
+    For one question; a run that asks several keeps one :class:`Repo`.
+    """
+    return Repo(root).read(wanted, limit)
+
+
+MAX_LISTED = 10_000
+"""The most names one listing returns (a folder of scripts holds dozens)."""
+
+
+def list_folder(root: Path, ref: str, folder: str) -> list[str]:
+    """The names of the files in ``folder`` (a path from ``root``) as git stores them at ``ref``.
+
+    For one question; a run that asks several keeps one :class:`Repo`.
+    """
+    return Repo(root).list_folder(ref, folder)
+
+
 MAX_BLAMED_BYTES = 4_000_000
 """A page larger than this gets no dates (its blame would cost more than the import)."""
 
@@ -314,13 +407,13 @@ def blame_dates(path: Path) -> dict[int, str]:
     the clone's, not the lines'), or the file has uncommitted changes.
     """
     real = path.resolve()
-    folder, name = real.parent, real.name
-    if is_shallow(folder):
+    repo, name = Repo(real.parent), real.name
+    if repo.where.shallow:
         raise GitUnavailable(
             "this is a shallow clone, so git would give every line the date of the one commit it has; "
             "fetch the history (git fetch --unshallow) and import again"
         )
-    committed = read_pinned(folder, [("HEAD", name)], MAX_BLAMED_BYTES).files.get(("HEAD", name))
+    committed = repo.read([("HEAD", name)], MAX_BLAMED_BYTES).files.get(("HEAD", name))
     try:
         current = real.read_bytes()
     except OSError as err:
@@ -330,7 +423,7 @@ def blame_dates(path: Path) -> dict[int, str]:
             "the page has changes that are not committed, so its lines have no commit date yet; commit it (or "
             "import from a committed copy) to get tested dates"
         )
-    out = run_git(["blame", "--porcelain", "--no-textconv", "HEAD", "--", name], folder)
+    out = repo.run(["blame", "--porcelain", "--no-textconv", "HEAD", "--", name])
     times: dict[str, int] = {}
     dates: dict[int, str] = {}
     sha = ""
@@ -347,64 +440,3 @@ def blame_dates(path: Path) -> dict[int, str]:
         elif text.startswith("committer-time "):
             times[sha] = int(text.split()[1])
     return dates
-
-
-MAX_LISTED = 10_000
-"""The most names one listing returns (a folder of scripts holds dozens)."""
-
-
-def list_folder(root: Path, ref: str, folder: str) -> list[str]:
-    """The names of the files in ``folder`` (a path from ``root``) as git stores them at ``ref``.
-
-    For "did you mean" on a pinned row and for the files a framework declares its
-    requirements in.  ``ref`` must be plainly a ref (:data:`REF_PATTERN`); raises
-    :class:`GitUnavailable` when git cannot answer.
-    """
-    if not REF_PATTERN.fullmatch(ref) or not folder.isprintable():
-        return []
-    top = Path(run_git(["rev-parse", "--show-toplevel"], root).strip()).resolve()
-    try:
-        prefix = root.resolve().relative_to(top).as_posix()
-    except ValueError:  # pragma: no cover - rev-parse ran inside root
-        return []
-    path = "/".join(p for p in (prefix if prefix != "." else "", folder.strip("/")) if p)
-    spec = f"{ref}:{path}" if path else f"{ref}:"
-    try:
-        out = run_git(["ls-tree", "--name-only", "-z", spec], root)
-    except GitUnavailable:
-        return []  # no such folder at that ref
-    return [name for name in out.split("\0") if name][:MAX_LISTED]
-
-
-@dataclass(frozen=True)
-class Change:
-    """One commit that changed a file: its hash, day and subject (cleaned)."""
-
-    sha: str
-    date: str
-    subject: str
-
-
-def changes(root: Path, ref: str, path: str, before: str | None = None, limit: int = 30) -> list[Change]:
-    """The commits up to ``ref`` that changed ``path`` (from ``root``), newest first; ``before``: on or before that day.
-
-    One ``git log`` with literal pathspecs; ``ref`` must be plainly a ref.
-    """
-    if not REF_PATTERN.fullmatch(ref) or not path.isprintable():
-        return []
-    args = ["log", f"-{limit}", "--no-renames", "--no-textconv", "--no-ext-diff", "--date=short"]
-    args.append("--format=%H%x1f%ad%x1f%s")
-    if before is not None:
-        args.append(f"--until={before}T23:59:59Z")
-    out = run_git([*args, ref, "--", path], root)
-    found = []
-    for line in out.splitlines():
-        parts = line.split("\x1f", 2)
-        if len(parts) == 3 and re.fullmatch(r"[0-9a-f]{40}", parts[0]):
-            found.append(Change(parts[0], parts[1], clean_text(parts[2])))
-    return found
-
-
-def is_shallow(root: Path) -> bool:
-    """Whether the checkout holding ``root`` is a shallow clone (its history is cut)."""
-    return run_git(["rev-parse", "--is-shallow-repository"], root).strip() == "true"

@@ -1,26 +1,34 @@
-"""Rows pinned at a commit whose script changed, after the row was tested, in what it runs.
+"""Rows whose script changed, after the row was verified, in what the row states.
 
-A row read at ``script_ref`` cannot go stale through a later commit, but the commits
-before the pin can still have changed the script after the row was measured: an
-unrelated change may rewrite a launcher months after its row's ``tested`` date.  Being
-touched is not enough -- repository-wide sweeps change every script (a logger flag, an
-environment line) without changing anything a row states -- so the script is read as
-it was on the ``tested`` day and as it is at the ref, and the row is reported only when
-a setting that matters to it differs (GPUs, batch, model, engine, backend, LoRA,
-lengths, offload), naming the commit that changed it.  Deterministic for a pinned ref,
-so it runs by default.
+One rule for every row, pinned at a commit or read from the checkout: being touched is
+not enough -- repository-wide sweeps change every script (a logger flag, an environment
+line, a reformat, a rename) without changing anything a row states -- so the script is
+read as it was when the row was verified and as it is now (at the row's ``script_ref``,
+or the last commit of the checkout), and the row is stale only when a setting it states
+differs (GPUs, batch, model, engine, backend, LoRA, lengths, offload), naming the commit
+that changed it.  A rename git finds (``-M``) is followed to the script's old name.
+
+Git is asked once per repository and ref, never once per row: one ``git log`` over every
+script's folder gives each script's commits, and one ``git cat-file --batch`` reads every
+version the rule compares (:class:`~sphinx_rlresources.core.git.Repo`).  Paths from the
+data are untrusted; they are passed after ``--`` as literal pathspecs.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from sphinx_rlresources.core import git, rowscript
 from sphinx_rlresources.core.crosscheck import known
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
-from sphinx_rlresources.core.model import DataSet, Entry
+from sphinx_rlresources.core.model import Commit, DataSet, Entry, Staleness
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
+
+After = Callable[[Commit], bool]
+"""Whether a commit was made after the row was last verified."""
 
 #: The settings a row states; a change in any other one is not the row's business.
 WATCHED = (
@@ -36,20 +44,133 @@ WATCHED = (
     "optimizer_offload",
 )
 MAX_ROWS = 200
-"""Above this many pinned rows the history is not walked (a note says so): each costs a few git calls."""
+"""Above this many pinned rows the history is not walked (a note says so)."""
+MAX_VERSIONS = 30
+"""The most versions of one script read to find the commit that changed what its row states."""
+MAX_RENAMES = 20
+"""The most renames followed back from one script."""
+MAX_PATHSPEC_CHARS = 16000
+"""Above this many characters of folder pathspecs, walk the whole root instead
+(command lines are limited, on Windows to about 32000 characters)."""
+
+_RECORD = "\x1e\x1frlresources\x1f"
+"""Starts each commit in the ``git log`` output; no real subject holds it."""
+
+_CHANGED = ("M", "T", "R")
+"""The name-status letters that can change what a script runs.  Adding it (``A``) is
+not a change: a configuration is usually run before its script is committed.  Deleting
+it (``D``) is reported by the script checks instead."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One commit that changed a file: git's status letter, the file's path after it and before it."""
+
+    commit: Commit
+    status: str
+    path: str
+    old: str
+
+
+@dataclass
+class History:
+    """What one walk found: per path (relative to the checkout's top), its commits, newest first."""
+
+    toplevel: Path
+    prefix: str = ""
+    """The data root's path from the top (``''`` or ending in ``/``)."""
+    changes: dict[str, list[Step]] = field(default_factory=dict)
+
+    def key(self, path: Path, resolved: bool = False) -> str | None:
+        """``path`` as git names it (relative to the top, ``/``-separated), or None if outside.
+
+        ``resolved`` says the path is already real (no symbolic link left), which spares
+        a ``realpath`` per row: thousands of those cost more than the whole git walk.
+        """
+        try:
+            return (path if resolved else path.resolve()).relative_to(self.toplevel).as_posix()
+        except (ValueError, OSError):
+            return None
+
+    def lineage(self, key: str) -> list[Step]:
+        """The commits that changed the file now at ``key``, newest first, through the renames git found."""
+        steps: list[Step] = []
+        path, after = key, -1
+        for _ in range(MAX_RENAMES):
+            older = [s for s in self.changes.get(path, []) if s.commit.order > after]
+            renamed = next((i for i, s in enumerate(older) if s.status == "R"), None)
+            if renamed is None:
+                return steps + older
+            steps += older[: renamed + 1]
+            path, after = older[renamed].old, older[renamed].commit.order
+        return steps
+
+
+def checkout(repo: git.Repo) -> git.Where:
+    """Where the data root sits in its full (not shallow) checkout.
+
+    Raises :class:`~sphinx_rlresources.core.git.GitUnavailable` with the reason the history cannot be used.
+    """
+    root = repo.root.resolve()  # name the folder in full in the note, not as "."
+    try:
+        where = repo.where
+    except git.GitUnavailable as err:
+        if "not a git repository" in str(err):
+            raise git.GitUnavailable(f"{root} is not inside a git checkout") from err
+        raise
+    if where.shallow:
+        raise git.GitUnavailable(
+            f"{root} is a shallow clone, whose history is cut; fetch the whole history "
+            "(git fetch --unshallow, or a CI checkout with full depth) to run it"
+        )
+    return where
+
+
+def _pathspecs(keys: Iterable[str], root_key: str) -> list[str]:
+    """The folders (and files) to walk: one pathspec per folder, or the whole root if too many."""
+    specs = sorted({str(PurePosixPath(k).parent) if PurePosixPath(k).parent.parts else k for k in keys})
+    if sum(len(s) + 1 for s in specs) > MAX_PATHSPEC_CHARS:
+        return [root_key or "."]
+    return specs or [root_key or "."]
+
+
+def parse_log(text: str) -> dict[str, list[Step]]:
+    """Parse ``git log -z -M --name-status --format=<_RECORD>%H%x1f%ad%x1f%s``."""
+    changes: dict[str, list[Step]] = {}
+    for order, record in enumerate(text.split(_RECORD)[1:]):
+        header, _, rest = record.partition("\0")
+        parts = header.split("\x1f", 2)
+        if len(parts) != 3:
+            continue
+        commit = Commit(parts[0], parts[1], git.clean_text(parts[2]), order)
+        tokens = [t for t in rest.lstrip("\n").split("\0") if t]
+        index = 0
+        while index + 1 < len(tokens):
+            status = tokens[index].strip()[:1]
+            paths = tokens[index + 1 : index + (3 if status in ("R", "C") else 2)]
+            index += 1 + len(paths)
+            new, old = paths[-1].lstrip("\n"), paths[0].lstrip("\n")
+            changes.setdefault(new, []).append(Step(commit, status, new, old))
+    return changes
+
+
+def walk(repo: git.Repo, paths: Iterable[Path], resolved: bool = False, ref: str | None = None) -> History:
+    """One ``git log`` (at ``ref``, else ``HEAD``) over the folders of every path; raises GitUnavailable."""
+    where = checkout(repo)
+    history = History(where.top, where.prefix)
+    keys = [k for k in (history.key(p, resolved) for p in paths) if k is not None]
+    if not keys or (ref is not None and not git.REF_PATTERN.fullmatch(ref)):
+        return history
+    args = ["log", "-z", "-M", "--no-textconv", "--no-ext-diff", "--name-status", "--no-color", "--date=short"]
+    args += [f"--format={_RECORD}%H%x1f%ad%x1f%s", *([ref] if ref else []), "--"]
+    args += _pathspecs(keys, where.prefix.rstrip("/"))
+    history.changes = parse_log(repo.run([*args]))
+    return history
 
 
 def _settings(run: Run) -> dict[str, object]:
     found = run.settings()
     return {name: found[name].value for name in WATCHED if known(found[name])}
-
-
-def _read(dataset: DataSet, entry: Entry, sha: str) -> Run | None:
-    path = PurePosixPath(entry.script).as_posix()
-    blob = git.read_pinned(dataset.root, [(sha, path)], rowscript.MAX_SCRIPT_BYTES).files.get((sha, path))
-    if blob is None or blob.data is None:
-        return None
-    return rowscript.run_of(blob.data, path, entry.env, rowscript.RefFiles(dataset.root, sha))
 
 
 def _differences(before: dict[str, object], after: dict[str, object]) -> list[str]:
@@ -60,11 +181,105 @@ def _differences(before: dict[str, object], after: dict[str, object]) -> list[st
     ]
 
 
-def check_pinned_history(dataset: DataSet, rows: list[tuple[Entry, Run]]) -> None:
-    """Report every pinned, tested row whose script runs something else at its ref than on its tested day.
+@dataclass(frozen=True)
+class Versions:
+    """The versions of one row's script the rule compares: as verified, then each change after, oldest first."""
 
-    ``rows`` pairs each row with its script as read at its ref by the pinned checks, so
-    the script is not fetched and read a second time here.
+    base: Step
+    newer: list[Step]
+
+
+def versions(lineage: list[Step], after: After) -> Versions | None:
+    """Split a script's commits at the moment its row was verified; None when nothing changed it since.
+
+    ``after`` tells a commit made after that moment.  The version as verified is the
+    last one before it, or -- for a script committed after its row was run -- the one
+    first committed.
+    """
+    newer = [s for s in lineage if after(s.commit)]
+    older = lineage[len(newer) :]
+    base = older[0] if older else (newer.pop() if newer else None)
+    changed = [s for s in newer if s.status in _CHANGED]
+    if base is None or not changed:
+        return None
+    return Versions(base, newer[::-1][:MAX_VERSIONS] + ([newer[0]] if len(newer) > MAX_VERSIONS else []))
+
+
+def wanted(found: Versions, prefix: str) -> list[tuple[str, str]]:
+    """The (commit, path from the root) pairs to read for ``found``."""
+    return [(s.commit.sha, s.path[len(prefix) :]) for s in (found.base, *found.newer) if s.path.startswith(prefix)]
+
+
+def _run_at(repo: git.Repo, entry: Entry, step: Step, prefix: str) -> Run | None:
+    """The script as it was after ``step`` (read before, in the batch), or None where git cannot give it."""
+    if not step.path.startswith(prefix):
+        return None
+    path = step.path[len(prefix) :]
+    blob = repo.read([(step.commit.sha, path)], rowscript.MAX_SCRIPT_BYTES).files.get((step.commit.sha, path))
+    if blob is None or blob.data is None:
+        return None
+    return rowscript.run_of(blob.data, path, entry.env, rowscript.RefFiles(repo, step.commit.sha))
+
+
+def judge(repo: git.Repo, row: Question, found: Versions, prefix: str) -> tuple[str, Commit | None] | None:
+    """What changed in what the row states between the version verified and the newest, and the commit that did it.
+
+    Every version was read before (:func:`wanted`, one batch); a version git cannot
+    give is no evidence, so the row is not judged.  The versions between are read only
+    for a row that changed, to name the first commit that changed it.
+    """
+    entry = row.entry
+    base = _run_at(repo, entry, found.base, prefix)
+    now = row.now or _run_at(repo, entry, found.newer[-1], prefix)
+    if base is None or now is None:
+        return None
+    before = _settings(base)
+    what = _differences(before, _settings(now))
+    if not what:
+        return None  # touched, but nothing the row states changed (a sweep, a reformat, a rename)
+    for step in found.newer:
+        version = now if step is found.newer[-1] else _run_at(repo, entry, step, prefix)
+        if version is not None and _differences(before, _settings(version)):
+            return "; ".join(what), step.commit
+    return "; ".join(what), None  # pragma: no cover - the newest version differs
+
+
+@dataclass(frozen=True)
+class Question:
+    """One row to judge: its script as git names it, and when (and by what) the row was last verified."""
+
+    entry: Entry
+    key: str
+    after: After
+    since: str
+    basis: str
+    """``tested`` (the row's date) or ``data`` (the last commit of its data file)."""
+    now: Run | None = None
+    """The script as the checks read it at the row's ref, if they did (so it is not read twice)."""
+
+
+def stale_rows(repo: git.Repo, history: History, rows: list[Question]) -> list[tuple[Entry, Staleness]]:
+    """Judge every row, with one read for every version compared."""
+    plans = []
+    for row in rows:
+        found = versions(history.lineage(row.key), row.after)
+        if found is not None:
+            plans.append((row, found))
+    repo.read([pair for _row, found in plans for pair in wanted(found, history.prefix)], rowscript.MAX_SCRIPT_BYTES)
+    stale: list[tuple[Entry, Staleness]] = []
+    for row, found in plans:
+        verdict = judge(repo, row, found, history.prefix)
+        if verdict is not None:
+            stale.append((row.entry, Staleness(verdict[0], verdict[1], row.since, row.basis, row.entry.script_ref)))
+    return stale
+
+
+def check_pinned_history(dataset: DataSet, rows: list[tuple[Entry, Run]], repo: git.Repo) -> None:
+    """Report every pinned, tested row whose script runs, at its ref, something else than on its tested day.
+
+    ``rows`` pairs each pinned row with its script as the checks read it at its ref, so it
+    is not read twice.  One ``git log`` per ref for all of them, one ``git cat-file`` for
+    the versions compared.
     """
     rows = [(e, run) for e, run in rows if e.tested and e.script_ref]
     if not rows:
@@ -73,60 +288,44 @@ def check_pinned_history(dataset: DataSet, rows: list[tuple[Entry, Run]]) -> Non
         dataset.notes.append(f"the history of pinned scripts is not read for {len(rows)} rows (at most {MAX_ROWS})")
         return
     try:
-        shallow = git.is_shallow(dataset.root)
+        where = repo.where
+        if where.shallow:
+            dataset.notes.append(
+                "the history of pinned scripts is not read: this is a shallow clone, whose history is cut; fetch "
+                "it (git fetch --unshallow) to check that no pinned script changed after its row was tested"
+            )
+            return
+        for ref in sorted({e.script_ref or "" for e, _run in rows}):
+            at_ref = [(e, run) for e, run in rows if e.script_ref == ref]
+            keys = [where.prefix + PurePosixPath(e.script).as_posix() for e, _run in at_ref]
+            walked = walk(repo, [where.top / key for key in keys], resolved=True, ref=ref)
+            asked = [
+                Question(e, k, after_day(e.tested or ""), e.tested or "", "tested", run)
+                for (e, run), k in zip(at_ref, keys, strict=True)
+            ]
+            report(dataset, stale_rows(repo, walked, asked))
     except git.GitUnavailable as err:
         dataset.notes.append(f"the history of pinned scripts is not read: {err}")
-        return
-    if shallow:
-        dataset.notes.append(
-            "the history of pinned scripts is not read: this is a shallow clone, whose history is cut; fetch it "
-            "(git fetch --unshallow) to check that no pinned script changed after its row was tested"
-        )
-        return
-    for entry, now in rows:
-        try:
-            found = _changed(dataset, entry, now)
-        except git.GitUnavailable as err:
-            dataset.notes.append(f"the history of pinned scripts is not read: {err}")
-            return
-        if found is not None:
-            line, column = entry.at("tested")
-            dataset.diagnostics.append(
-                Diagnostic(
-                    entry.source.path,
-                    line,
-                    column,
-                    Subtype.STALE,
-                    found,
-                    severity="warning",
-                    json_path=f"{entry.source.json_path}.tested",
-                )
+
+
+def after_day(day: str) -> After:
+    return lambda commit: commit.date > day
+
+
+def report(dataset: DataSet, found: list[tuple[Entry, Staleness]]) -> None:
+    """Mark each stale row and warn at its ``tested`` (or, undated, its ``script``)."""
+    for entry, why in found:
+        dataset.stale[entry.source] = why
+        name = "tested" if entry.tested else "script"
+        line, column = entry.at(name)
+        dataset.diagnostics.append(
+            Diagnostic(
+                entry.source.path,
+                line,
+                column,
+                Subtype.STALE,
+                why.message(),
+                severity="warning",
+                json_path=f"{entry.source.json_path}.{name}",
             )
-
-
-def _changed(dataset: DataSet, entry: Entry, now: Run) -> str | None:
-    """Why the row's script at its ref (``now``, as read there) is not what was tested, or None."""
-    ref, path, tested = entry.script_ref or "", PurePosixPath(entry.script).as_posix(), entry.tested or ""
-    as_tested = git.changes(dataset.root, ref, path, before=tested, limit=1)
-    since = git.changes(dataset.root, ref, path)
-    if not as_tested or not since or since[0].sha == as_tested[0].sha:
-        return None  # no version on the tested day (added later), or none since
-    base = _read(dataset, entry, as_tested[0].sha)
-    if base is None:
-        return None
-    before, after = _settings(base), _settings(now)
-    if not _differences(before, after):
-        return None  # touched, but nothing the row states changed (a sweep)
-    newer = [c for c in since if c.date >= tested and c.sha != as_tested[0].sha][::-1]  # oldest first
-    culprit = None
-    for change in newer:
-        version = _read(dataset, entry, change.sha)
-        if version is not None and _differences(before, _settings(version)):
-            culprit = change
-            break
-    what = "; ".join(_differences(before, after))
-    by = f" (changed by {culprit.sha[:10]} on {culprit.date}: '{culprit.subject}')" if culprit else ""
-    return (
-        f"the script at {ref} runs {what} since this row was tested on {tested}{by}; run the configuration "
-        "again and update the row and tested, or pin script_ref at the commit that was tested"
-    )
+        )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sphinx_rlresources.core import checks, freshness
+from sphinx_rlresources.core import checks, freshness, git
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.gcpause import without_gc_kept
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
@@ -136,6 +136,7 @@ def load_dataset(
     root: Path,
     options: LoadOptions | None = None,
     display: Callable[[Path], str] = relpath,
+    repo: git.Repo | None = None,
 ) -> DataSet:
     """Read, validate and check every data file of ``data_dir``.
 
@@ -145,6 +146,7 @@ def load_dataset(
     """
     options = options or LoadOptions()
     dataset = DataSet(data_dir=data_dir, root=root)
+    repo = repo or git.Repo(root)  # git is asked once per run, whatever the checks need
     if _linked_out(data_dir, root):
         dataset.diagnostics.append(
             Diagnostic(
@@ -197,9 +199,9 @@ def load_dataset(
         sizes.append(SizeData(label, path, shown, _entries(doc, label, shown)))
     dataset.sizes = _one_file_per_size(sizes, dataset.diagnostics)
     if options.check_scripts:
-        dataset.scripts = checks.check_entries(dataset, options.cross_check, options.naming)
+        dataset.scripts = checks.check_entries(dataset, options.cross_check, options.naming, repo)
     if options.stale:
-        freshness.check_staleness(dataset)
+        freshness.check_staleness(dataset, repo)
     dataset.diagnostics = cap_per_file(sorted(dataset.diagnostics))
     return dataset
 

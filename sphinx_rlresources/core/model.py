@@ -181,27 +181,30 @@ class Commit:
 
 @dataclass(frozen=True)
 class Staleness:
-    """Why one row is stale: how often its script changed since when, and the newest change."""
+    """Why one row is stale: what its script now runs that differs from what the row was verified with."""
 
-    count: int
-    newest: Commit
+    what: str
+    """The settings that differ, each with its value before (``gpus 16 (was 8)``)."""
+    by: Commit | None
+    """The first commit whose script differs so, where it could be told."""
     since: str
     basis: str
     """``tested`` (the row's date) or ``data`` (the last commit of its data file)."""
+    ref: str | None = None
+    """The row's ``script_ref``, for a pinned row."""
 
     def message(self) -> str:
-        times = "1 time" if self.count == 1 else f"{self.count} times"
-        newest = f"(newest {self.newest.date}: '{self.newest.subject}')"
+        script = f"the script at {self.ref}" if self.ref else "the script"
+        by = f" (changed by {self.by.sha[:10]} on {self.by.date}: '{self.by.subject}')" if self.by else ""
         if self.basis == "tested":
+            pin = ", or pin script_ref at the commit that was tested" if self.ref else ""
             return (
-                f"script changed {times} since this row was tested on {self.since} {newest}; "
-                "run the configuration again and update tested (and the row, if the script now "
-                "needs other hardware)"
+                f"{script} runs {self.what} since this row was tested on {self.since}{by}; run the "
+                f"configuration again and update the row and tested{pin}"
             )
         return (
-            f"script changed {times} since this row's data file last changed on {self.since}, "
-            f"and the row has no tested date {newest}; run the configuration again and add "
-            "tested: YYYY-MM-DD"
+            f"{script} runs {self.what} since this row's data file last changed on {self.since}, and the row "
+            f"has no tested date{by}; run the configuration again, update the row and add tested: YYYY-MM-DD"
         )
 
 

@@ -48,7 +48,7 @@ def loosest(found: list[Requirement]) -> tuple[Requirement, ...]:
     return tuple(best[engine] for engine in sorted(best))
 
 
-def declared(root: Path, ref: str | None) -> tuple[Requirement, ...]:
+def declared(root: Path, ref: str | None, repo: git.Repo | None = None) -> tuple[Requirement, ...]:
     """The loosest engine bounds the repository's metadata declares, in the working tree or at ``ref``."""
     found: list[Requirement] = []
     if ref is None:
@@ -66,8 +66,9 @@ def declared(root: Path, ref: str | None) -> tuple[Requirement, ...]:
                 found += parse(data.decode("utf-8", errors="replace"), name)
         return loosest(found)
     try:
-        names = [name for name in git.list_folder(root, ref, "") if _FILES.fullmatch(name)][:20]
-        blobs = git.read_pinned(root, [(ref, name) for name in names], MAX_METADATA_BYTES) if names else None
+        repo = repo or git.Repo(root)
+        names = [name for name in repo.list_folder(ref, "") if _FILES.fullmatch(name)][:20]
+        blobs = repo.read([(ref, name) for name in names], MAX_METADATA_BYTES) if names else None
     except git.GitUnavailable:
         return ()
     for name in names:

@@ -51,10 +51,10 @@ class TreeFiles:
 
 
 class RefFiles:
-    """Files as git stores them at one ref (for a pinned row), read through :mod:`.git`'s one safe command."""
+    """Files as git stores them at one ref (for a pinned row), read through the run's one :class:`~.git.Repo`."""
 
-    def __init__(self, root: Path, ref: str) -> None:
-        self.root = root
+    def __init__(self, repo: git.Repo, ref: str) -> None:
+        self.repo = repo
         self.ref = ref
         self.left = MAX_SOURCED
 
@@ -63,7 +63,7 @@ class RefFiles:
             return None
         self.left -= 1
         try:
-            found = git.read_pinned(self.root, [(self.ref, path)], MAX_SCRIPT_BYTES)
+            found = self.repo.read([(self.ref, path)], MAX_SCRIPT_BYTES)
         except git.GitUnavailable:
             return None
         blob = found.files.get((self.ref, path))
@@ -91,16 +91,20 @@ class RowScript:
     """Why there is no run ('' when there is one): the script does not exist, git cannot read it..."""
 
 
-def row_script(script: str, ref: str | None, root: Path, env: Mapping[str, str]) -> RowScript:
+def row_script(
+    script: str, ref: str | None, root: Path, env: Mapping[str, str], repo: git.Repo | None = None
+) -> RowScript:
     """Read one row's script (``script`` from the root, at ``ref`` when pinned): for the commands that read one row.
 
     The build and lint read every row's script through the same :func:`run_of`, but
-    fetch all pinned scripts with one git process (:func:`sphinx_rlresources.core.checks.check_entries`).
+    fetch all pinned scripts with one git process (:func:`sphinx_rlresources.core.checks.check_entries`);
+    ``repo``, the run's own, answers what that process already read.
     """
     path = PurePosixPath(script).as_posix()
     if ref is not None:
+        repo = repo or git.Repo(root)
         try:
-            found = git.read_pinned(root, [(ref, path)], MAX_SCRIPT_BYTES)
+            found = repo.read([(ref, path)], MAX_SCRIPT_BYTES)
         except git.GitUnavailable as err:
             return RowScript(None, f"git cannot read it at {ref} ({err})")
         if not found.refs.get(ref):
@@ -110,7 +114,7 @@ def row_script(script: str, ref: str | None, root: Path, env: Mapping[str, str])
             return RowScript(None, f"it does not exist at {ref}")
         if blob.data is None:
             return RowScript(None, f"it is {blob.size} bytes at {ref}, more than the {MAX_SCRIPT_BYTES} read")
-        return RowScript(run_of(blob.data, path, env, RefFiles(root, ref)))
+        return RowScript(run_of(blob.data, path, env, RefFiles(repo, ref)))
     real_root = real_path(root)
     real = real_path(real_root.joinpath(*PurePosixPath(path).parts))
     if not is_within(real, real_root):
