@@ -16,7 +16,8 @@ import pytest
 from conftest import TESTS, warning_lines
 from docutils import nodes
 
-from sphinx_rlresources.core import freshness
+from sphinx_rlresources.core import freshness, history
+from sphinx_rlresources.core import git as git_repo
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
@@ -26,16 +27,26 @@ FRESH = f"{S7}/qwen2-7b_grpo_2_h800_fsdp_vllm.sh"  # tested 2025-06-25, changed 
 STALE = f"{S7}/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"  # tested 2025-06-25, changed twice after
 UNDATED = f"{S7}/qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh"  # no tested date, changed after its data file
 
-STALE_MESSAGE = (
-    "script changed 2 times since this row was tested on 2025-06-25 (newest 2025-09-30: "
-    "'rewrite rollout settings'); run the configuration again and update tested (and the row, "
-    "if the script now needs other hardware)"
-)
-UNDATED_MESSAGE = (
-    "script changed 1 time since this row's data file last changed on 2025-06-20, and the row "
-    "has no tested date (newest 2025-09-30: 'rewrite rollout settings'); run the configuration "
-    "again and add tested: YYYY-MM-DD"
-)
+
+def stale_message(root: Path) -> str:
+    return (
+        "the script runs response_length 2048 (was 1024) since this row was tested on 2025-06-25 (changed by "
+        f"{sha_of(root, 'raise the rollout count')[:10]} on 2025-07-10: 'raise the rollout count and the response "
+        "length'); run the configuration again and update the row and tested"
+    )
+
+
+def undated_message(root: Path) -> str:
+    return (
+        "the script runs response_length 2048 (was 512) since this row's data file last changed on 2025-06-20, "
+        f"and the row has no tested date (changed by {sha_of(root, 'rewrite rollout settings')[:10]} on "
+        "2025-09-30: 'rewrite rollout settings'); run the configuration again, update the row and add tested: "
+        "YYYY-MM-DD"
+    )
+
+
+def sha_of(root: Path, subject: str) -> str:
+    return git(root, "log", "--format=%H", "--fixed-strings", f"--grep={subject}").split()[0]
 
 
 def git(root: Path, *args: str, date: str | None = None) -> str:
@@ -58,7 +69,7 @@ def commit(root: Path, date: str, subject: str) -> None:
 
 
 def make_history(root: Path) -> Path:
-    """The test root as a repository: added 2025-06-20, three script edits after."""
+    """The test root as a repository: added 2025-06-20, script edits after (some change what a row states)."""
     git(root, "init", "-q")
     git(root, "config", "user.name", "Test Author")
     git(root, "config", "user.email", "author@example.org")
@@ -67,9 +78,10 @@ def make_history(root: Path) -> Path:
     edit(root / FRESH, "optim.lr=1e-6", "optim.lr=2e-6")
     commit(root, "2025-06-25", "tune the learning rate")
     edit(root / STALE, "rollout.n=5", "rollout.n=6")
-    commit(root, "2025-07-10", "raise the rollout count")
-    edit(root / STALE, "gpu_memory_utilization=0.6", "gpu_memory_utilization=0.5")
-    edit(root / UNDATED, "rollout.n=5", "rollout.n=8")
+    edit(root / STALE, "max_response_length=1024", "max_response_length=2048")
+    commit(root, "2025-07-10", "raise the rollout count and the response length")
+    edit(root / STALE, "gpu_memory_utilization=0.6", "gpu_memory_utilization=0.5")  # nothing the row states
+    edit(root / UNDATED, "rollout.n=5", "rollout.n=8 \\\n    data.max_response_length=2048")
     commit(root, "2025-09-30", "rewrite rollout settings")
     return root
 
@@ -94,16 +106,17 @@ def test_fresh_stale_and_undated_rows(repo: Path) -> None:
     )
     stale = [d for d in dataset.diagnostics if d.subtype is Subtype.STALE]
     assert [d.format() for d in stale] == [
-        f"data/7b.yaml:28:13: warning: {STALE_MESSAGE} [rlresources.stale]",
-        f"data/7b.yaml:38:13: warning: {UNDATED_MESSAGE} [rlresources.stale]",
+        f"data/7b.yaml:28:13: warning: {stale_message(repo)} [rlresources.stale]",
+        f"data/7b.yaml:38:13: warning: {undated_message(repo)} [rlresources.stale]",
     ]
     assert dataset.notes == []
     by_script = {e.script: e.source for e in dataset.entries}
     # same-day edit (fresh), the script's own addition after tested (not a change)
     assert set(dataset.stale) == {by_script[STALE], by_script[UNDATED]}
     found = dataset.stale[by_script[STALE]]
-    assert (found.count, found.newest.date, found.newest.subject, found.since, found.basis) == (
-        2, "2025-09-30", "rewrite rollout settings", "2025-06-25", "tested"
+    assert found.by is not None
+    assert (found.what, found.by.date, found.since, found.basis) == (
+        "response_length 2048 (was 1024)", "2025-07-10", "2025-06-25", "tested"
     )  # fmt: skip
 
 
@@ -116,13 +129,13 @@ def test_off_by_default(repo: Path) -> None:
 def test_editing_the_data_file_refreshes_an_undated_row(repo: Path) -> None:
     edit(repo / "data" / "7b.yaml", "max_batch: 256", "max_batch: 240")
     commit(repo, "2025-10-02", "re-measure the 8*H100 row")
-    assert stale_lines(repo) == [f"data/7b.yaml:28:13: warning: {STALE_MESSAGE} [rlresources.stale]"]
+    assert stale_lines(repo) == [f"data/7b.yaml:28:13: warning: {stale_message(repo)} [rlresources.stale]"]
 
 
 def test_updating_tested_clears_the_row(repo: Path) -> None:
     text = (repo / "data" / "7b.yaml").read_text()
     (repo / "data" / "7b.yaml").write_text(text.replace("tested: 2025-06-25", "tested: 2025-09-30"))
-    assert stale_lines(repo) == [f"data/7b.yaml:38:13: warning: {UNDATED_MESSAGE} [rlresources.stale]"]
+    assert stale_lines(repo) == [f"data/7b.yaml:38:13: warning: {undated_message(repo)} [rlresources.stale]"]
 
 
 def test_a_script_path_with_pathspec_magic_is_taken_literally(repo: Path) -> None:
@@ -130,8 +143,8 @@ def test_a_script_path_with_pathspec_magic_is_taken_literally(repo: Path) -> Non
     weird = repo / S7 / ":(glob)*.sh"
     weird.write_text("#!/usr/bin/env bash\n")
     commit(repo, "2025-06-21", "add a script with an odd name")
-    history = freshness.walk(repo, [weird])
-    assert list(history.changes) == [f"{S7}/:(glob)*.sh"]
+    walked = history.walk(git_repo.Repo(repo), [weird])
+    assert [path for path in walked.changes if path.startswith(f"{S7}/:")] == [f"{S7}/:(glob)*.sh"]
 
 
 def test_shallow_clone_is_skipped_with_a_note(repo: Path, tmp_path: Path) -> None:
@@ -180,14 +193,23 @@ def test_last_updated_falls_back_to_the_data_files_last_commit(repo: Path) -> No
     assert freshness.last_updated(size.entries, repo, [size.path]) == ("2025-11-03", "git")
 
 
-def test_parse_log_keeps_odd_subjects_on_one_line() -> None:
-    record = freshness._RECORD
-    text = f"{record}abc\x1f2025-09-30\x1ffix\tthe\x1bscript\0\nM\0a.sh\0{record}def\x1f2025-06-01\x1fadd\0\nA\0a.sh\0"
-    changes = freshness.parse_log(text)
-    assert [(c.sha, c.date, c.subject, c.order, s) for c, s in changes["a.sh"]] == [
-        ("abc", "2025-09-30", "fix the script", 0, "M"),
-        ("def", "2025-06-01", "add", 1, "A"),
+def test_parse_log_keeps_odd_subjects_on_one_line_and_follows_renames() -> None:
+    record = history.RECORD
+    text = (
+        f"{record}abc\x1f2025-09-30\x1ffix\tthe\x1bscript\0\nM\0a.sh\0"
+        f"{record}bcd\x1f2025-07-01\x1frename\0\nR094\0old.sh\0a.sh\0M\0b.sh\0"
+        f"{record}def\x1f2025-06-01\x1fadd\0\nA\0old.sh\0"
+    )
+    walked = history.History(Path("/"), changes=history.parse_log(text))
+    assert [
+        (s.commit.sha, s.commit.date, s.commit.subject, s.commit.order, s.status, s.path, s.old)
+        for s in walked.lineage("a.sh")
+    ] == [
+        ("abc", "2025-09-30", "fix the script", 0, "M", "a.sh", "a.sh"),
+        ("bcd", "2025-07-01", "rename", 1, "R", "a.sh", "old.sh"),
+        ("def", "2025-06-01", "add", 2, "A", "old.sh", "old.sh"),
     ]
+    assert [s.commit.sha for s in walked.lineage("b.sh")] == ["bcd"]
 
 
 def test_is_older() -> None:
@@ -229,8 +251,8 @@ def test_build_marks_and_dates(app: Any, monkeypatch: pytest.MonkeyPatch) -> Non
     app.build()
     warnings = warning_lines(app)
     assert warnings == [
-        f"<srcdir>/data/7b.yaml:28:13: WARNING: {STALE_MESSAGE} [rlresources.stale]",
-        f"<srcdir>/data/7b.yaml:38:13: WARNING: {UNDATED_MESSAGE} [rlresources.stale]",
+        f"<srcdir>/data/7b.yaml:28:13: WARNING: {stale_message(Path(app.srcdir))} [rlresources.stale]",
+        f"<srcdir>/data/7b.yaml:38:13: WARNING: {undated_message(Path(app.srcdir))} [rlresources.stale]",
     ]
     assert _dates(app) == [
         ("2025-06-25", ["rlresources-last-updated", "rlresources-from-tested"]),
@@ -322,8 +344,8 @@ def test_lint_stale_reports_the_same_lines(
     assert cli.main([*argv, "--stale"]) == 1
     out = capsys.readouterr().out.splitlines()
     assert [line for line in out if line.endswith("[rlresources.stale]")] == [
-        f"data/7b.yaml:28:13: warning: {STALE_MESSAGE} [rlresources.stale]",
-        f"data/7b.yaml:38:13: warning: {UNDATED_MESSAGE} [rlresources.stale]",
+        f"data/7b.yaml:28:13: warning: {stale_message(repo)} [rlresources.stale]",
+        f"data/7b.yaml:38:13: warning: {undated_message(repo)} [rlresources.stale]",
     ]
     assert out[-1].endswith("2 warnings in 2 data files (5 rows) and 5 scripts")
 

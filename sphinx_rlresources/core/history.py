@@ -53,7 +53,7 @@ MAX_PATHSPEC_CHARS = 16000
 """Above this many characters of folder pathspecs, walk the whole root instead
 (command lines are limited, on Windows to about 32000 characters)."""
 
-_RECORD = "\x1e\x1frlresources\x1f"
+RECORD = "\x1e\x1frlresources\x1f"
 """Starts each commit in the ``git log`` output; no real subject holds it."""
 
 _CHANGED = ("M", "T", "R")
@@ -135,9 +135,9 @@ def _pathspecs(keys: Iterable[str], root_key: str) -> list[str]:
 
 
 def parse_log(text: str) -> dict[str, list[Step]]:
-    """Parse ``git log -z -M --name-status --format=<_RECORD>%H%x1f%ad%x1f%s``."""
+    """Parse ``git log -z -M --name-status --format=<RECORD>%H%x1f%ad%x1f%s``."""
     changes: dict[str, list[Step]] = {}
-    for order, record in enumerate(text.split(_RECORD)[1:]):
+    for order, record in enumerate(text.split(RECORD)[1:]):
         header, _, rest = record.partition("\0")
         parts = header.split("\x1f", 2)
         if len(parts) != 3:
@@ -162,7 +162,7 @@ def walk(repo: git.Repo, paths: Iterable[Path], resolved: bool = False, ref: str
     if not keys or (ref is not None and not git.REF_PATTERN.fullmatch(ref)):
         return history
     args = ["log", "-z", "-M", "--no-textconv", "--no-ext-diff", "--name-status", "--no-color", "--date=short"]
-    args += [f"--format={_RECORD}%H%x1f%ad%x1f%s", *([ref] if ref else []), "--"]
+    args += [f"--format={RECORD}%H%x1f%ad%x1f%s", *([ref] if ref else []), "--"]
     args += _pathspecs(keys, where.prefix.rstrip("/"))
     history.changes = parse_log(repo.run([*args]))
     return history
