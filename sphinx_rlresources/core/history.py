@@ -45,8 +45,6 @@ WATCHED = (
 )
 MAX_ROWS = 200
 """Above this many pinned rows the history is not walked (a note says so)."""
-MAX_VERSIONS = 30
-"""The most versions of one script read to find the commit that changed what its row states."""
 MAX_RENAMES = 20
 """The most renames followed back from one script."""
 MAX_PATHSPEC_CHARS = 16000
@@ -199,15 +197,14 @@ def versions(lineage: list[Step], after: After) -> Versions | None:
     newer = [s for s in lineage if after(s.commit)]
     older = lineage[len(newer) :]
     base = older[0] if older else (newer.pop() if newer else None)
-    changed = [s for s in newer if s.status in _CHANGED]
-    if base is None or not changed:
+    if base is None or not any(s.status in _CHANGED for s in newer):
         return None
-    return Versions(base, newer[::-1][:MAX_VERSIONS] + ([newer[0]] if len(newer) > MAX_VERSIONS else []))
+    return Versions(base, newer[::-1])
 
 
-def wanted(found: Versions, prefix: str) -> list[tuple[str, str]]:
-    """The (commit, path from the root) pairs to read for ``found``."""
-    return [(s.commit.sha, s.path[len(prefix) :]) for s in (found.base, *found.newer) if s.path.startswith(prefix)]
+def wanted(steps: Iterable[Step], prefix: str) -> list[tuple[str, str]]:
+    """The (commit, path from the root) pairs to read for ``steps``."""
+    return [(s.commit.sha, s.path[len(prefix) :]) for s in steps if s.path.startswith(prefix)]
 
 
 def _run_at(repo: git.Repo, entry: Entry, step: Step, prefix: str) -> Run | None:
@@ -221,27 +218,41 @@ def _run_at(repo: git.Repo, entry: Entry, step: Step, prefix: str) -> Run | None
     return rowscript.run_of(blob.data, path, entry.env, rowscript.RefFiles(repo, step.commit.sha))
 
 
-def judge(repo: git.Repo, row: Question, found: Versions, prefix: str) -> tuple[str, Commit | None] | None:
-    """What changed in what the row states between the version verified and the newest, and the commit that did it.
+def judge(repo: git.Repo, row: Question, found: Versions, prefix: str) -> tuple[dict[str, object], str] | None:
+    """The settings the row was verified with, and what differs in the newest version; None if nothing does.
 
-    Every version was read before (:func:`wanted`, one batch); a version git cannot
-    give is no evidence, so the row is not judged.  The versions between are read only
-    for a row that changed, to name the first commit that changed it.
+    Both versions were read before (:func:`wanted`, one batch); a version git cannot
+    give is no evidence, so the row is not judged.
     """
-    entry = row.entry
-    base = _run_at(repo, entry, found.base, prefix)
-    now = row.now or _run_at(repo, entry, found.newer[-1], prefix)
+    base = _run_at(repo, row.entry, found.base, prefix)
+    now = row.now or _run_at(repo, row.entry, found.newer[-1], prefix)
     if base is None or now is None:
         return None
     before = _settings(base)
     what = _differences(before, _settings(now))
     if not what:
         return None  # touched, but nothing the row states changed (a sweep, a reformat, a rename)
-    for step in found.newer:
-        version = now if step is found.newer[-1] else _run_at(repo, entry, step, prefix)
-        if version is not None and _differences(before, _settings(version)):
-            return "; ".join(what), step.commit
-    return "; ".join(what), None  # pragma: no cover - the newest version differs
+    return before, "; ".join(what)
+
+
+def culprit(repo: git.Repo, row: Question, found: Versions, prefix: str, before: dict[str, object]) -> Commit | None:
+    """A commit whose version differs from ``before`` where the one before it does not, found by halving.
+
+    The newest version differs and the verified one does not, so such a commit exists;
+    halving reads a handful of versions of a script changed hundreds of times.  Where a
+    change was undone and made again, one of the commits that made it is named.
+    """
+    low, high = -1, len(found.newer) - 1  # newer[high] differs; newer[low] (the base at -1) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        version = _run_at(repo, row.entry, found.newer[middle], prefix)
+        if version is None:
+            return None
+        if _differences(before, _settings(version)):
+            high = middle
+        else:
+            low = middle
+    return found.newer[high].commit
 
 
 @dataclass(frozen=True)
@@ -259,19 +270,24 @@ class Question:
 
 
 def stale_rows(repo: git.Repo, history: History, rows: list[Question]) -> list[tuple[Entry, Staleness]]:
-    """Judge every row, with one read for every version compared."""
+    """Judge every row: one read for the versions compared, one for the versions between of the rows that changed."""
     plans = []
     for row in rows:
         found = versions(history.lineage(row.key), row.after)
         if found is not None:
             plans.append((row, found))
-    repo.read([pair for _row, found in plans for pair in wanted(found, history.prefix)], rowscript.MAX_SCRIPT_BYTES)
-    stale: list[tuple[Entry, Staleness]] = []
-    for row, found in plans:
-        verdict = judge(repo, row, found, history.prefix)
-        if verdict is not None:
-            stale.append((row.entry, Staleness(verdict[0], verdict[1], row.since, row.basis, row.entry.script_ref)))
-    return stale
+    prefix, limit = history.prefix, rowscript.MAX_SCRIPT_BYTES
+    repo.read([pair for row, found in plans for pair in wanted((found.base, found.newer[-1]), prefix)], limit)
+    judged = [(row, found, judge(repo, row, found, prefix)) for row, found in plans]
+    changed = [(row, found, verdict) for row, found, verdict in judged if verdict is not None]
+    repo.read([pair for _row, found, _verdict in changed for pair in wanted(found.newer, prefix)], limit)
+    return [
+        (
+            row.entry,
+            Staleness(what, culprit(repo, row, found, prefix, before), row.since, row.basis, row.entry.script_ref),
+        )
+        for row, found, (before, what) in changed
+    ]
 
 
 def check_pinned_history(dataset: DataSet, rows: list[tuple[Entry, Run]], repo: git.Repo) -> None:
