@@ -1,4 +1,4 @@
-"""Reading git without a shell: one way to run it, and one process for every pinned script.
+"""Reading git without a shell: one way to run it, and one :class:`Repo` per run that asks each question once.
 
 Paths and refs from the data are untrusted.  Git is run with an argument list (never a
 shell), literal pathspecs, no prompts, and the variables that git hooks set removed so
