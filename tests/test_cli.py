@@ -780,6 +780,10 @@ def test_lint_stale_reports_rows_whose_script_changed_after_they_were_tested(
     git("commit", "-q", "-m", "add")
     script = repo / "examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh"
     script.write_text(script.read_text(encoding="utf-8") + "# tuned\n", encoding="utf-8")
+    git("commit", "-q", "-am", "a comment", date="2025-09-01T12:00:00")
+    assert run(capsys, "lint", "--stale")[0] == 0  # touched, but nothing the row states changed
+    longer = "    data.train_batch_size=16 \\\n    data.max_response_length=1024 \\\n"
+    script.write_text(script.read_text(encoding="utf-8").replace("    data.train_batch_size=16 \\\n", longer))
     git("commit", "-q", "-am", "retune the rollout", date="2025-09-30T12:00:00")
     assert run(capsys, "lint")[0] == 0
     status, out, _err = run(capsys, "lint", "--stale", "--format", "json")
