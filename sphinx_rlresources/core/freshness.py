@@ -85,14 +85,11 @@ def last_commit_date(root: Path, paths: Sequence[Path]) -> str | None:
     repo = git.Repo(root)
     try:
         where = history.checkout(repo)
-    except git.GitUnavailable:
-        return None
-    found = history.History(where.top)
-    keys = [k for k in (found.key(p) for p in paths) if k is not None]
-    if not keys:
-        return None
-    try:
-        out = git.Repo(where.top).run(["log", "-1", "--no-color", "--date=short", "--format=%ad", "--", *keys])
+        keys = [k for k in (history.History(where.top).key(p) for p in paths) if k is not None]
+        if not keys:
+            return None
+        # -C again: the keys are paths from the top, and the root may be a folder below it
+        out = repo.run(["-C", str(where.top), "log", "-1", "--no-color", "--date=short", "--format=%ad", "--", *keys])
     except git.GitUnavailable:
         return None
     return out.strip() or None
