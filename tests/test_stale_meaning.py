@@ -201,3 +201,16 @@ def test_a_script_committed_after_its_row_was_run_is_judged_from_its_first_versi
     assert len(found) == 1 and found[0].startswith(
         "the script runs gpus 4 (was 2) since this row was tested on 2025-06-25"
     )
+
+
+def test_the_version_as_tested_is_the_one_in_the_tree_then_whatever_the_author_dates() -> None:
+    """A rebased commit keeps its older author date: the walk's order, not the dates, says what came before."""
+    from sphinx_rlresources.core import history
+    from sphinx_rlresources.core.model import Commit
+
+    dates = ["2025-09-01", "2025-06-01", "2025-08-01", "2025-05-01"]  # newest first, one rebased
+    lineage = [history.Step(Commit(f"{i}" * 40, day, "s", i), "M", "a.sh", "a.sh") for i, day in enumerate(dates)]
+    found = history.versions(lineage, history.after_day("2025-06-25"))
+    assert found is not None
+    assert (found.base.commit.order, [s.commit.order for s in found.newer]) == (1, [0])
+    assert history.versions(lineage, history.after_day("2025-09-01")) is None  # nothing after the tested day

@@ -162,7 +162,7 @@ def walk(repo: git.Repo, paths: Iterable[Path], resolved: bool = False, ref: str
     args = ["log", "-z", "-M", "--no-textconv", "--no-ext-diff", "--name-status", "--no-color", "--date=short"]
     args += [f"--format={RECORD}%H%x1f%ad%x1f%s", *([ref] if ref else []), "--"]
     args += _pathspecs(keys, where.prefix.rstrip("/"))
-    history.changes = parse_log(repo.run([*args]))
+    history.changes = parse_log(repo.run(args))
     return history
 
 
@@ -194,8 +194,9 @@ def versions(lineage: list[Step], after: After) -> Versions | None:
     last one before it, or -- for a script committed after its row was run -- the one
     first committed.
     """
-    newer = [s for s in lineage if after(s.commit)]
-    older = lineage[len(newer) :]
+    # the newest commits, up to the first one made before: that one's version was in the tree then
+    cut = next((index for index, step in enumerate(lineage) if not after(step.commit)), len(lineage))
+    newer, older = lineage[:cut], lineage[cut:]
     base = older[0] if older else (newer.pop() if newer else None)
     if base is None or not any(s.status in _CHANGED for s in newer):
         return None
@@ -225,7 +226,7 @@ def judge(repo: git.Repo, row: Question, found: Versions, prefix: str) -> tuple[
     give is no evidence, so the row is not judged.
     """
     base = _run_at(repo, row.entry, found.base, prefix)
-    now = row.now or _run_at(repo, row.entry, found.newer[-1], prefix)
+    now = row.now if row.now is not None else _run_at(repo, row.entry, found.newer[-1], prefix)
     if base is None or now is None:
         return None
     before = _settings(base)
