@@ -129,8 +129,9 @@ def cli_fixture(folder: Path) -> Path:
 
 def freshness_history(folder: Path) -> Path:
     """``tests/roots/test-freshness`` in the history docs/freshness.rst tells (tests/test_freshness.py's too):
-    added on 2025-06-20; the LoRA row's script, tested 2025-06-25, edited on 2025-07-10 and
-    2025-09-30; the undated row's script edited on 2025-09-30."""
+    added on 2025-06-20; the LoRA row's script, tested 2025-06-25, given a longer response on
+    2025-07-10 and edited in nothing it states on 2025-09-30; the undated row's script given a
+    longer response on 2025-09-30."""
     shutil.copytree(TESTS / "roots" / "test-freshness", folder)
     scripts = folder / "examples" / "tuning" / "7b"
     git(folder, "init", "-q")
@@ -138,11 +139,16 @@ def freshness_history(folder: Path) -> Path:
     _edit(scripts / "qwen2-7b_grpo_2_h800_fsdp_vllm.sh", "optim.lr=1e-6", "optim.lr=2e-6")
     commit(folder, "tune the learning rate", "2025-06-25T12:00:00+00:00")
     _edit(scripts / "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", "rollout.n=5", "rollout.n=6")
-    commit(folder, "raise the rollout count", "2025-07-10T12:00:00+00:00")
+    _edit(scripts / "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", "max_response_length=1024", "max_response_length=2048")
+    commit(folder, "raise the rollout count and the response length", "2025-07-10T12:00:00+00:00")
     _edit(
         scripts / "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh", "gpu_memory_utilization=0.6", "gpu_memory_utilization=0.5"
     )
-    _edit(scripts / "qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh", "rollout.n=5", "rollout.n=8")
+    _edit(
+        scripts / "qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh",
+        "rollout.n=5",
+        "rollout.n=8 \\\n    data.max_response_length=2048",
+    )
     commit(folder, "rewrite rollout settings", "2025-09-30T12:00:00+00:00")
     return folder
 
