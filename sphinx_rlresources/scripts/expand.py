@@ -17,11 +17,21 @@ from typing import NamedTuple
 
 from sphinx_rlresources.scripts.arith import Evaluator, Unknown, Value
 from sphinx_rlresources.scripts.lexer import Arith, ArrayLit, Lit, Opaque, Part, Var, Word
-from sphinx_rlresources.scripts.shell import MAX_NESTING, MAX_VALUE_CHARS, is_well_known_env
+from sphinx_rlresources.scripts.shell import (
+    MAX_FIELDS,
+    MAX_NESTING,
+    MAX_TEXT,
+    MAX_VALUE_CHARS,
+    MAX_WORK,
+    Exhausted,
+    is_well_known_env,
+)
 
 RANK = {"set": 0, "script-default": 1, "env": 2}
 """Which origin a value made of parts takes: the one that depends most on outside choices."""
 MAX_ARRAY_ITEMS = 4096
+MAX_MISSING = 32
+"""Unset names one value remembers: enough to report, and a union per part stays short."""
 NOTHING_MISSING: frozenset[str] = frozenset()
 
 
@@ -70,10 +80,25 @@ class Expander:
         """The file being walked, when not the script itself."""
         self.positional: list[Field] | None = None
         """The arguments of the function being called (None at the top level: given at run time)."""
-        self.work = 0
+        self.steps_left = MAX_WORK
+        self.fields_left = MAX_FIELDS
+        self.text_left = MAX_TEXT
+        self.line = 0
+        """The script's line being walked, for the finding when the budget runs out."""
 
     # -- the budget, shared with the arithmetic -----------------------------------------
-    def spend(self, steps: int) -> bool:  # pragma: no cover - the interpreter overrides it
+    def spend(self, steps: int, fields: int = 0, text: int = 0) -> bool:
+        """Charge the one budget of a reading before the work is done; :class:`Exhausted` once any part runs out.
+
+        Raising ends the whole reading at once: a budget that only made values unknown
+        would still let a fan-out of calls walk its bodies exponentially many times.
+        """
+        self.steps_left -= steps
+        self.fields_left -= fields
+        self.text_left -= text
+        if self.steps_left < 0 or self.fields_left < 0 or self.text_left < 0:
+            resource = "steps" if self.steps_left < 0 else "fields" if self.fields_left < 0 else "text"
+            raise Exhausted(resource, self.line, self.source_name)
         return True
 
     # -- variables ---------------------------------------------------------------------------
@@ -104,7 +129,7 @@ class Expander:
         if not self.spend(len(parts) + 1):
             return Expanded(None, "", NOTHING_MISSING, "runtime")
         segments: list[str] = []
-        missing: frozenset[str] = NOTHING_MISSING
+        missed: list[frozenset[str]] = []
         origins: list[str] = []
         unknown_at = -1  # where the known tail starts: the known end of the last unknown part
         for part in parts:
@@ -118,8 +143,10 @@ class Expander:
             else:
                 segments.append(found.value)
             if found.missing:
-                missing = missing | found.missing
+                missed.append(found.missing)
             origins.append(found.origin)
+        missing = _union(missed)
+        self.spend(0, 0, sum(map(len, segments)))
         if unknown_at >= 0:
             return Expanded(None, "".join(segments[unknown_at:])[:MAX_VALUE_CHARS], missing, "runtime")
         value = "".join(segments)
@@ -151,14 +178,13 @@ class Expander:
             return Expanded("", "", frozenset(), "set") if index >= 0 else Expanded(None, "", frozenset(), "runtime")
         return Expanded(None, "", frozenset(), "runtime")  # $(cmd), `cmd`, $@ at the top level: run time
 
-    @staticmethod
-    def _joined(items: list[Field], sep: str) -> Expanded:
+    def _joined(self, items: list[Field], sep: str) -> Expanded:
+        missing = _union([i.missing for i in items if i.missing])
         if any(item.value is None for item in items):
-            return Expanded(None, "", frozenset().union(*(i.missing for i in items)), "runtime")
+            return Expanded(None, "", missing, "runtime")
+        self.spend(len(items), 0, sum(len(item.value or "") + len(sep) for item in items))
         value = sep.join(item.value or "" for item in items)
-        return Expanded(
-            value, value, frozenset().union(*(i.missing for i in items)), combine([i.origin for i in items])
-        )
+        return Expanded(value, value, missing, combine([i.origin for i in items]))
 
     def _elements(self, part: Var) -> list[Field]:
         items = self.arrays.get(part.name)
@@ -166,6 +192,7 @@ class Expander:
             word = Word((Lit("", False),), "", 0, 0)
             return [Field(None, "", word, frozenset(), "runtime")]
         if part.subscript in ("@", "*"):
+            self.spend(1, len(items))  # a copy of every element
             return list(items)
         index = int(part.subscript or 0)
         return [items[index]] if index < len(items) else []
@@ -224,15 +251,17 @@ class Expander:
                 return [Field(part.text, part.text, word, NOTHING_MISSING, "set", self.source_name)]
             if isinstance(part, Var) and part.subscript in ("@", "*") and part.name in self.arrays:
                 items = self._elements(part)
-                return items if part.quoted else [f for item in items for f in _split(item)]
+                return items if part.quoted else [f for item in items for f in self._split(item)]
             if isinstance(part, Opaque) and part.kind in ("@", "*"):
+                self.spend(1, len(self.positional or ()))
                 return list(self.positional or [])  # at the top level: whatever the caller adds, unknown
             if isinstance(part, Var) and not part.quoted and part.subscript is None:
                 found = self.expand(parts)
                 if found.value is None:
                     return []  # $EXTRA_ARGS from outside: whatever it holds is unknown
-                return _split(Field(found.value, found.tail, word, found.missing, found.origin, self.source_name))
+                return self._split(Field(found.value, found.tail, word, found.missing, found.origin, self.source_name))
         found = self.expand(parts)
+        self.spend(0, 1)
         return [Field(found.value, found.tail, word, found.missing, found.origin, self.source_name)]
 
     def array(self, value: ArrayLit) -> list[Field] | None:
@@ -244,13 +273,25 @@ class Expander:
                 return None
         return items
 
+    def _split(self, item: Field) -> list[Field]:
+        """Word splitting of a known unquoted value: one field per whitespace-separated word."""
+        if item.value is None or not any(c.isspace() for c in item.value):
+            return [item]
+        self.spend(1, 0, len(item.value))
+        words = item.value.split()
+        self.spend(len(words), len(words))
+        line, end = item.word.line, item.word.end
+        return [
+            Field(text, text, Word((Lit(text, False),), text, line, end), item.missing, item.origin, item.file)
+            for text in words
+        ]
 
-def _split(item: Field) -> list[Field]:
-    """Word splitting of a known unquoted value: one field per whitespace-separated word."""
-    if item.value is None or not any(c.isspace() for c in item.value):
-        return [item]
-    line = item.word.line
-    return [
-        Field(text, text, Word((Lit(text, False),), text, line, item.word.end), item.missing, item.origin, item.file)
-        for text in item.value.split()
-    ]
+
+def _union(sets: list[frozenset[str]]) -> frozenset[str]:
+    """The names of several parts together, at most :data:`MAX_MISSING` of them (sorted: the same ones each time)."""
+    if not sets:
+        return NOTHING_MISSING
+    if len(sets) == 1:
+        return sets[0]
+    names = frozenset().union(*sets)
+    return names if len(names) <= MAX_MISSING else frozenset(sorted(names)[:MAX_MISSING])

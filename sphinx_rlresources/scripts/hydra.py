@@ -19,6 +19,7 @@ from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.lexer import Lit
 from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
 from sphinx_rlresources.scripts.shell import NAME_RE
+from sphinx_rlresources.scripts.unset import more_message, unset_message, unset_uses
 
 KEY_RE = re.compile(r"(\+\+|\+|~)?([A-Za-z_][A-Za-z0-9_\-]*(?:[./@][A-Za-z0-9_\-]+)*)")
 """A Hydra override key (``trainer.nnodes``, ``+extra.key``, ``++forced``, ``actor@actor_rollout_ref.actor``)."""
@@ -90,17 +91,23 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
     overrides: dict[str, Override] = {}
     duplicates: list[tuple[Override, Override]] = []
     set_names = interpreter.vars.keys() | interpreter.arrays.keys()
+    keyed: list[tuple[Field, str]] = []
     for field in command.fields:
         found = _key_of(field)
         if found is None:
             continue
         key, raw_key = found
+        keyed.append((field, key))
         value, tail = _value_of(field, raw_key)
         override = Override(key, value, field.word.raw, field.line, tail, field.origin, field.file)
         if key in overrides:
             duplicates.append((overrides[key], override))
         overrides[key] = override  # Hydra: the last one wins
         problems.extend(_check(field, key, raw_key, set_names))
+    listed, more = unset_uses(keyed)
+    problems.extend(ScriptProblem(f.line, unset_message(f, name), key, kind="unset") for f, key, name in listed)
+    if more.uses:
+        problems.append(ScriptProblem(more.line, more_message(more), kind="unset"))
     config_name, config_line = _config_name(command)
     return ScriptSettings(
         overrides=overrides,
@@ -159,17 +166,6 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
                 f"script sets: a missing '$'? write {raw_key}=${bare}",
                 key,
                 kind="missing-dollar",
-            )
-        )
-    for name in sorted(field.missing) if field.missing else ():  # most fields use no unset variable
-        problems.append(
-            ScriptProblem(
-                field.line,
-                f"{shown(field.word.raw)} uses ${name}, which the script does not set before this line "
-                f"(nor is it a usual environment variable); set {name}=... in the script, "
-                f"or write ${{{name}:-default}} if it is meant to come from the environment",
-                key,
-                kind="unset",
             )
         )
     return problems

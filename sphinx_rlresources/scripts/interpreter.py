@@ -15,18 +15,22 @@ import fnmatch
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.arith import Value
-from sphinx_rlresources.scripts.expand import Expander, Field, combine
+from sphinx_rlresources.scripts.expand import MAX_ARRAY_ITEMS, Expander, Field, combine
 from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.lexer import ArrayLit, Lexer, Lit, Op, Part, Token, Word
 from sphinx_rlresources.scripts.settings import ScriptProblem
 from sphinx_rlresources.scripts.shell import (
     ASSIGN_RE,
+    MAX_FIELDS,
     MAX_NESTING,
     MAX_SCRIPT_CHARS,
+    MAX_TEXT,
     MAX_VALUE_CHARS,
     MAX_WORK,
     NAME_RE,
+    Exhausted,
 )
 
 RESERVED_DROP = frozenset({"then", "else", "elif", "do", "!", "time"})
@@ -36,6 +40,14 @@ MAX_CALL_DEPTH = 8
 LOOP_HEADS = frozenset({"for", "select", "while", "until", "if", "elif"})
 """Words that ``((...))`` may follow: an arithmetic loop or test, never a function's name."""
 MAX_SOURCE_DEPTH = 4
+RAN_OUT = {
+    "steps": f"took more than {MAX_WORK} steps (functions that call others many times over, sourced files, or "
+    "variables and arithmetic that expand into each other)",
+    "fields": f'made more than {MAX_FIELDS} arguments by expansion (word splitting, "${{A[@]}}" or "$@" '
+    "copied over and over)",
+    "text": f"made more than {MAX_TEXT} characters of text by expansion and sourced files",
+}
+"""What each part of the budget (:meth:`Expander.spend`) counts, for the finding when it runs out."""
 
 
 class Command(NamedTuple):
@@ -79,27 +91,24 @@ class Interpreter(Expander):
         self.depth = 0
         self.chained = False
         """True for a command after ``&&``, ``||`` or ``|``: it may not run, or runs apart."""
-        self.work = MAX_WORK
         self.lines: dict[str, int] = {}
         """The line of each variable's last assignment (for messages about a value set there)."""
         self.written: dict[str, str] = {}
         """Each variable's last assignment as written (``PYTHONPATH=/opt/x:$PYTHONPATH``), for checks on its text."""
 
-    def spend(self, steps: int) -> bool:
-        """Take ``steps`` from the script's budget; once it is spent every further value is unknown (said once)."""
-        if self.work <= 0:
-            return False
-        self.work -= steps
-        if self.work <= 0:
+    def read(self, tokens: list[Token]) -> None:
+        """Walk a whole script; when the budget runs out, say where and what, and leave the rest unknown."""
+        try:
+            self.run(tokens)
+        except Exhausted as out:
+            where = f" (in {shown(out.file)})" if out.file else ""
             self.problems.append(
                 ScriptProblem(
-                    0,
-                    f"reading the script's values took more than {MAX_WORK} steps of expansion and arithmetic "
-                    "(variables that expand into each other many times over); the values after that are unknown",
+                    out.line,
+                    f"reading the script stopped here{where}: it {RAN_OUT[out.resource]}; what the rest of the "
+                    "script sets is unknown",
                 )
             )
-            return False
-        return True
 
     @property
     def uncertain(self) -> bool:
@@ -108,6 +117,8 @@ class Interpreter(Expander):
 
     # -- the walk ------------------------------------------------------------------------------
     def run(self, tokens: list[Token]) -> None:  # noqa: C901 - one case per control operator, on the reader's hot path
+        if self.depth:  # a function's body or another file: walked again, so charged again
+            self.spend(len(tokens))
         words: list[Word] = []
         after = ""
         index = 0
@@ -123,8 +134,8 @@ class Interpreter(Expander):
                 words.append(token)
                 continue
             if self.cases and self.cases[-1].in_pattern and token.text in ("|", ")", "\n", "("):
-                ended = self._pattern(words, token.text)
-                words = [] if ended or token.text in (")", "|") else words
+                self._pattern(words, token.text)
+                words = []  # used up: kept, a line of them would be added again at every line break
                 continue
             if token.text == "(" and words and self._literal(words[-1]) in LOOP_HEADS:
                 index = _after_parens(tokens, index)  # for ((i = 0; i < n; i++)): a loop, not a function
@@ -164,6 +175,7 @@ class Interpreter(Expander):
         nested ``esac`` would end the enclosing case a second time.
         """
         case = self.cases[-1]
+        self.spend(len(words))
         for word in words:
             text = self._literal(word)
             if text == "esac":
@@ -218,6 +230,10 @@ class Interpreter(Expander):
     # -- one simple command ------------------------------------------------------------------------
     def command(self, words: list[Word], after: str = "") -> None:  # noqa: C901 - one case per builtin bash runs, on the reader's hot path
         """Run one simple command; ``after`` is the operator before it (``&&``, ``|``...)."""
+        if not self.depth:
+            self.line = words[0].line if words else self.line
+        if self.cases:
+            self.spend(len(self.cases))  # whether it may run asks every enclosing case
         words = self._strip_reserved(words)
         if not words or (self.cases and not self.cases[-1].running):
             return
@@ -300,7 +316,7 @@ class Interpreter(Expander):
             return False
         for candidate in candidates(self.path, target.value, target.tail):
             text = self.files.read(candidate)
-            if text is not None and len(text) <= MAX_SCRIPT_CHARS:
+            if text is not None and len(text) <= MAX_SCRIPT_CHARS and self.spend(0, 0, len(text)):
                 arguments = [f for word in words[2:] for f in self.fields(word)]
                 saved = self.positional, self.source_name
                 self.positional, self.source_name = arguments, candidate
@@ -325,6 +341,7 @@ class Interpreter(Expander):
         if text is None or len(text) > MAX_SCRIPT_CHARS:
             self.opaque = True
             return
+        self.spend(0, 0, len(text))
         saved = self.source_name
         self.source_name = shown
         self.depth += 1
@@ -335,8 +352,13 @@ class Interpreter(Expander):
             self.source_name = saved
 
     def _strip_reserved(self, words: list[Word]) -> list[Word]:  # noqa: C901 - one case per reserved word
-        while words:
-            first = self._literal(words[0])
+        """The command after its reserved words (``then``, ``do``, ``{``...), which open and close blocks.
+
+        An index walks them: slicing the list once per word made a long run quadratic.
+        """
+        index = 0
+        while index < len(words):
+            first = self._literal(words[index])
             if first in ("if", "while", "until", "{"):
                 self.blocks.append(first)
             elif first in RESERVED_DROP:
@@ -349,17 +371,17 @@ class Interpreter(Expander):
                     self._end_case()
             elif first in ("for", "select"):
                 self.blocks.append("for")
-                if len(words) > 1:
-                    loop_var = self._literal(words[1]) or ""
+                if len(words) > index + 1:
+                    loop_var = self._literal(words[index + 1]) or ""
                     if NAME_RE.fullmatch(loop_var):
                         self.assign(loop_var, Value(None, frozenset(), "", "runtime"))
                 return []
             elif first == "function":
-                words = words[1:]
+                index += 1
             else:
-                return words
-            words = words[1:]
-        return words
+                return words[index:] if index else words
+            index += 1
+        return []
 
     @staticmethod
     def _literal(word: Word) -> str | None:
@@ -396,7 +418,11 @@ class Interpreter(Expander):
             items = None if uncertain else self.array(parts[0])
             before = self.arrays.get(name, []) if append else []
             self.vars.pop(name, None)
-            self.arrays[name] = None if items is None or before is None else before + items
+            if items is None or before is None or len(before) + len(items) > MAX_ARRAY_ITEMS:
+                self.arrays[name] = None
+            else:
+                before.extend(items)  # in place: A+=(x) in a loop would copy the whole array each time
+                self.arrays[name] = before
             return
         expanded = self.expand(parts)
         value, tail, origin = expanded.value, expanded.tail, expanded.origin

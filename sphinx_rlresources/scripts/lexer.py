@@ -29,6 +29,24 @@ MAX_ARRAY_CHARS = 200_000
 _PLAIN_PARAMETER = re.compile(r"[^{}'\"\\`\n]*")
 """The inside of a ``${...}`` with no quote, escape, nested brace or line break: its ``}`` is the first one."""
 PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?")
+MAX_REREAD = 1_000_000
+"""Characters the lexer may read again in all, for the inside of ``${X:-...}`` and ``A=(...)``:
+each level of nesting reads its text once more, so 32 levels would read a script 32 times."""
+
+
+class Allowance:
+    """What is left of :data:`MAX_REREAD`, shared by a lexer and the lexers it starts for nested text."""
+
+    def __init__(self) -> None:
+        self.left = MAX_REREAD
+        self.out_at = 0
+        """The line where it ran out (0: it did not), for the finding."""
+
+    def take(self, chars: int, line: int) -> bool:
+        self.left -= chars
+        if self.left < 0 and not self.out_at:
+            self.out_at = max(line, 1)
+        return self.left >= 0
 
 
 class Lit(NamedTuple):
@@ -84,11 +102,12 @@ Token = Word | Op
 class Lexer:
     """Split script text into words (with their expansions) and control operators."""
 
-    def __init__(self, text: str, line: int = 1, depth: int = 0) -> None:
+    def __init__(self, text: str, line: int = 1, depth: int = 0, allowance: Allowance | None = None) -> None:
         self.text = text
         self.pos = 0
         self.line = line
         self.depth = depth
+        self.allowance = allowance or Allowance()
         self.heredocs: list[tuple[str, bool]] = []
 
     # -- helpers ---------------------------------------------------------------------
@@ -253,10 +272,11 @@ class Lexer:
     def _array(self) -> Part:
         """The elements of ``(...)`` at the position, as words with their lines; comments and newlines skipped."""
         end = self._matching(self.pos, "(", ")")
-        if self.depth >= MAX_NESTING or end - self.pos > MAX_ARRAY_CHARS:
+        too_deep = self.depth >= MAX_NESTING or end - self.pos > MAX_ARRAY_CHARS
+        if too_deep or not self.allowance.take(end - self.pos, self.line):
             self._advance_to(end)
             return Opaque("array", False)
-        inner = Lexer(self.text[self.pos + 1 : max(end - 1, self.pos + 1)], self.line, self.depth + 1)
+        inner = Lexer(self.text[self.pos + 1 : max(end - 1, self.pos + 1)], self.line, self.depth + 1, self.allowance)
         words = tuple(token for token in inner.tokens() if isinstance(token, Word))
         self._advance_to(end)
         return ArrayLit(words)
@@ -369,9 +389,9 @@ class Lexer:
             )
         for op in PARAM_OPS:
             if rest.startswith(op):
-                if self.depth >= MAX_NESTING:
+                if self.depth >= MAX_NESTING or not self.allowance.take(len(rest), line):
                     return Opaque("nested", quoted)
-                sub = Lexer(rest[len(op) :], line, self.depth + 1)
+                sub = Lexer(rest[len(op) :], line, self.depth + 1, self.allowance)
                 arg: list[Part] = []
                 if quoted:
                     sub._double_quoted(arg, closing=False)

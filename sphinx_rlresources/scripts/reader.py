@@ -21,10 +21,14 @@ from collections.abc import Mapping
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Interpreter
-from sphinx_rlresources.scripts.lexer import Lexer
+from sphinx_rlresources.scripts.lexer import MAX_REREAD, Lexer
 from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
 from sphinx_rlresources.scripts.shell import MAX_SCRIPT_CHARS
 
+REREAD_MESSAGE = (
+    f"the script nests ${{X:-...}} defaults and arrays so much that reading them again took more than {MAX_REREAD} "
+    "characters; from this line on such values are unknown"
+)
 __all__ = ["MAX_SCRIPT_CHARS", "Override", "ScriptProblem", "ScriptSettings", "interpret", "read_script"]
 
 
@@ -48,7 +52,10 @@ def interpret(
         )
         return interpreter
     try:
-        interpreter.run(Lexer(text).tokens())
+        lexer = Lexer(text)
+        interpreter.read(lexer.tokens())
+        if lexer.allowance.out_at:
+            interpreter.problems.append(ScriptProblem(lexer.allowance.out_at, REREAD_MESSAGE))
     except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
         interpreter.problems.append(ScriptProblem(0, "the script is too deeply nested to be read"))
     return interpreter

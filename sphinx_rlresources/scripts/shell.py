@@ -19,15 +19,37 @@ MAX_PARAMETER_CHARS = 4096
 """A longer ``${...}`` is unknown unparsed: real defaults are short, and each nesting
 level would otherwise re-read the text."""
 MAX_WORK = 100_000
-"""Steps of expansion and arithmetic one script may cost in all.  Depth alone does not
-bound work: ten variables that each name the one before twice (``x1='x0+x0'``) make one
-``$((x9))`` cost 2**10 evaluations, and a hundred terms each make it 100**10."""
+"""Steps one reading may take in all: each word expanded, each part and arithmetic term,
+each token of a function body or sourced file walked.  Depth alone does not bound work:
+ten variables that each name the one before twice (``x1='x0+x0'``) make one ``$((x9))``
+cost 2**10 evaluations, and eight functions that each call the one before ten times make
+10**8 calls."""
+MAX_FIELDS = 100_000
+"""Arguments one reading may make by expansion in all: unquoted splitting, ``"${A[@]}"``
+and ``"$@"`` copy fields, and a function that passes ``"$@" "$@"`` on doubles them at
+each call.  A launcher makes a few hundred."""
+MAX_TEXT = 4_000_000
+"""Characters of text one reading may make by expansion or read from sourced files in
+all: a 64 KiB value split or joined on every line would otherwise make gigabytes."""
+MAX_REPORTED_UNSET = 20
+"""Uses of unset variables reported for one script; one more finding counts the rest."""
 MAX_INT = 2**63 - 1
 """Bash integers are 64-bit; a result beyond that is unknown rather than wrapped."""
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=")
 INT_RE = re.compile(r"[+-]?[0-9]{1,19}")
+
+
+class Exhausted(Exception):
+    """A reading ran out of its budget (``resource``: steps, fields or text): what follows is unknown."""
+
+    def __init__(self, resource: str, line: int, file: str) -> None:
+        super().__init__(resource)
+        self.resource = resource
+        self.line = line
+        self.file = file
+
 
 #: Variables a launcher may rightly take from its environment without setting them.
 WELL_KNOWN_ENV = frozenset(

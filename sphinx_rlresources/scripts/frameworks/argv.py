@@ -57,7 +57,7 @@ def inner_commands(command: Command, path: str = "") -> list[Command]:
         return []
     reading = Interpreter(None, None, path)
     try:
-        reading.run(Lexer(text, outer.line).tokens())
+        reading.read(Lexer(text, outer.line).tokens())
     except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
         return []
     raw = outer.word.raw

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from sphinx_rlresources.safe.frozen import changed
-from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
@@ -32,6 +31,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+from sphinx_rlresources.scripts.unset import more_message, unset_message, unset_uses
 
 NAME = "open-instruct"
 T = TypeVar("T")
@@ -112,18 +112,9 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
 
 def _unset(fields: list[Field]) -> list[Problem]:
     """A trainer argument built from a variable the script never sets (and is no usual environment variable)."""
-    return [
-        Problem(
-            field.line,
-            f"{shown(field.word.raw)} uses ${name}, which the script does not set before this line (nor is it a "
-            f"usual environment variable); set {name}=... in the script, or write ${{{name}:-default}} if it is "
-            "meant to come from the environment",
-            name,
-            kind="unset",
-        )
-        for field in fields
-        for name in sorted(field.missing)
-    ]
+    listed, more = unset_uses((field, "") for field in fields)
+    found = [Problem(field.line, unset_message(field, name), name, kind="unset") for field, _, name in listed]
+    return [*found, Problem(more.line, more_message(more), kind="unset")] if more.uses else found
 
 
 class _Reader:
