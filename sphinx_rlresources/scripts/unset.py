@@ -51,5 +51,6 @@ def unset_message(field: Field, name: str) -> str:
 def more_message(more: More) -> str:
     return (
         f"{'at least ' if more.at_least else ''}{more.uses} more uses of variables the script does not set are "
-        f"not listed (the first {MAX_REPORTED_UNSET} are); set each in the script, or write ${NAME:-default} where it is meant to come from the environment"
+        f"not listed (the first {MAX_REPORTED_UNSET} are); set each in the script, or write "
+        "${NAME:-default} where it is meant to come from the environment"
     )
