@@ -101,6 +101,10 @@ class Expander:
             raise Exhausted(resource, self.line, self.source_name)
         return True
 
+    def left(self) -> tuple[int, int, int]:
+        """What is left of the budget (steps, fields, text), to hand on to a reading of nested text."""
+        return self.steps_left, self.fields_left, self.text_left
+
     # -- variables ---------------------------------------------------------------------------
     def variable(self, name: str) -> Value:
         if name in self.vars:

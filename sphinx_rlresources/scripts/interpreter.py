@@ -40,6 +40,9 @@ MAX_CALL_DEPTH = 8
 LOOP_HEADS = frozenset({"for", "select", "while", "until", "if", "elif"})
 """Words that ``((...))`` may follow: an arithmetic loop or test, never a function's name."""
 MAX_SOURCE_DEPTH = 4
+SHELLS = frozenset({"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env"})
+MAX_INNER_CHARS = 200_000
+"""A ``bash -c`` string longer than this is not read again (a submission is a few KiB)."""
 RAN_OUT = {
     "steps": f"took more than {MAX_WORK} steps (functions that call others many times over, sourced files, or "
     "variables and arithmetic that expand into each other)",
@@ -61,6 +64,8 @@ class Command(NamedTuple):
     """Inside ``if``/a loop, or after ``&&``/``||``: it may not run."""
     source: str = ""
     """The sourced file it came from ('' for the script itself)."""
+    inner: tuple[Command, ...] = ()
+    """The commands of its ``bash -c STRING``, read as bash would read the expanded string."""
 
 
 class _Case:
@@ -292,7 +297,33 @@ class Interpreter(Expander):
             if found is not None and not (found[2] and isinstance(found[2][0], ArrayLit)):
                 value = self.expand(found[2])
                 assigned.append((found[0], Field(value.value, value.tail, word, value.missing, value.origin)))
-        self.commands.append(Command(fields, words[0].line, tuple(assigned), self.uncertain, self.source_name))
+        inner = self._inner(fields)
+        self.commands.append(Command(fields, words[0].line, tuple(assigned), self.uncertain, self.source_name, inner))
+
+    def _inner(self, fields: tuple[Field, ...]) -> tuple[Command, ...]:
+        """The commands of ``bash -c STRING``, read once, here, on this reading's budget.
+
+        bash parses the string again when it runs it, so reading it with the same
+        interpreter is what bash would do -- with the values the outer script had already
+        expanded into it.  Each inner field keeps the line of the outer script it was
+        written on (found by its text in the outer word), and the outer value's origin
+        when its text came from an expansion rather than from the script itself.
+        """
+        found = shell_string(fields)
+        if found is None:
+            return ()
+        outer = found[1]
+        text = outer.value if outer.value is not None else outer.tail
+        if not text or len(text) > MAX_INNER_CHARS or not self.spend(1, 0, len(text)):
+            return ()
+        reading = Interpreter(None, None, self.path)
+        reading.steps_left, reading.fields_left, reading.text_left = self.left()
+        reading.line = self.line
+        try:
+            reading.run(Lexer(text, outer.line).tokens())
+        finally:
+            self.steps_left, self.fields_left, self.text_left = reading.left()
+        return tuple(_placed(reading.commands, outer, self.source_name))
 
     def _call(self, name: str, words: list[Word]) -> None:
         """Run a function's body with the call's arguments as ``$1``..., ``$@``."""
@@ -440,6 +471,41 @@ class Interpreter(Expander):
         if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
             value, tail = None, ""
         self.assign(name, Value(value, expanded.missing, tail, origin if value is not None else "runtime"))
+
+
+def shell_string(fields: tuple[Field, ...]) -> tuple[int, Field] | None:
+    """The index and field of the string of ``bash -c STRING`` (or ``sh -c``), anywhere in the command."""
+    values = [field.value for field in fields]
+    for index, text in enumerate(values[:-2]):
+        if text is not None and (text in SHELLS or text.rsplit("/", 1)[-1] in ("bash", "sh")):
+            flag = values[index + 1]
+            if flag is not None and flag.startswith("-") and flag.endswith("c") and "-" not in flag[1:]:
+                return index + 2, fields[index + 2]
+    return None
+
+
+def _placed(commands: list[Command], outer: Field, source: str) -> list[Command]:
+    """The commands read from ``outer``'s text, each field on the outer script's line that wrote it."""
+    raw = outer.word.raw
+    cursor = 0
+    placed = []
+    for inner in commands:
+        fields = []
+        for field in inner.fields:
+            at = raw.find(field.word.raw, cursor) if field.word.raw else -1
+            if at >= 0:
+                cursor = at + len(field.word.raw)
+                line = outer.line + raw.count("\n", 0, at)
+                origin = field.origin
+            else:
+                line = outer.line + raw.count("\n", 0, cursor)
+                origin = field.origin if outer.origin == "set" else outer.origin
+            fields.append(
+                Field(field.value, field.tail, field.word._replace(line=line), field.missing, origin, outer.file)
+            )
+        if fields:
+            placed.append(Command(tuple(fields), fields[0].line, inner.prefix, True, source, inner.inner))
+    return placed
 
 
 def _after_parens(tokens: list[Token], index: int) -> int:

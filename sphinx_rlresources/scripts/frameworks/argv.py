@@ -21,72 +21,21 @@ from typing import TypeVar
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks.base import Flag, as_text, derived, read_flags
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
-from sphinx_rlresources.scripts.lexer import Lexer
 from sphinx_rlresources.scripts.run import Found, Origin, Problem, Role
 
-SHELLS = frozenset({"bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/usr/bin/env"})
 T = TypeVar("T")
-MAX_INNER_CHARS = 200_000
-"""A ``bash -c`` string longer than this is not read again (a submission is a few KiB)."""
 
 
-def shell_string(command: Command) -> tuple[int, Field] | None:
-    """The index and field of the string of ``bash -c STRING`` (or ``sh -c``), anywhere in the command."""
-    values = [field.value for field in command.fields]
-    for index, text in enumerate(values[:-2]):
-        if text is not None and (text in SHELLS or text.rsplit("/", 1)[-1] in ("bash", "sh")):
-            flag = values[index + 1]
-            if flag is not None and flag.startswith("-") and flag.endswith("c") and "-" not in flag[1:]:
-                return index + 2, command.fields[index + 2]
-    return None
+def inner_commands(command: Command) -> list[Command]:
+    """The commands of ``bash -c STRING`` in ``command``, as the reading found them (on its budget, once)."""
+    return list(command.inner)
 
 
-def inner_commands(command: Command, path: str = "") -> list[Command]:
-    """The commands of ``bash -c STRING`` in ``command``, as bash would parse the expanded string.
-
-    Each inner field keeps the line of the outer script it was written on (found by its
-    text in the outer word), and the outer value's origin when its text came from an
-    expansion rather than from the script itself.
-    """
-    found = shell_string(command)
-    if found is None:
-        return []
-    _, outer = found
-    text = outer.value if outer.value is not None else outer.tail
-    if not text or len(text) > MAX_INNER_CHARS:
-        return []
-    reading = Interpreter(None, None, path)
-    try:
-        reading.read(Lexer(text, outer.line).tokens())
-    except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
-        return []
-    raw = outer.word.raw
-    cursor = 0
-    commands = []
-    for inner in reading.commands:
-        fields = []
-        for field in inner.fields:
-            at = raw.find(field.word.raw, cursor) if field.word.raw else -1
-            if at >= 0:
-                cursor = at + len(field.word.raw)
-                line = outer.line + raw.count("\n", 0, at)
-                origin = field.origin
-            else:
-                line = outer.line + raw.count("\n", 0, cursor)
-                origin = field.origin if outer.origin == "set" else outer.origin
-            fields.append(
-                Field(field.value, field.tail, field.word._replace(line=line), field.missing, origin, outer.file)
-            )
-        if fields:
-            commands.append(Command(tuple(fields), fields[0].line, inner.prefix, True, command.source))
-    return commands
-
-
-def launched(command: Command, claims: Callable[[Command], bool], path: str = "") -> Command | None:
+def launched(command: Command, claims: Callable[[Command], bool]) -> Command | None:
     """The command itself when ``claims`` says it is the launch, else the launch inside its ``bash -c``."""
     if claims(command):
         return command
-    for inner in inner_commands(command, path):
+    for inner in command.inner:
         if claims(inner):
             return inner
     return None

@@ -146,7 +146,7 @@ def claims(command: Command) -> bool:
 
 def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of an OpenRLHF launch command."""
-    launch = launched(command, _direct, path) or command
+    launch = launched(command, _direct) or command
     module, start = module_after(launch)
     found = flags(launch.fields[start:], SWITCHES, VALUED)
     return _Reader(found, reading, path, launch, module).run()

@@ -169,7 +169,7 @@ def claims(command: Command) -> bool:
 
 def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of a slime launch command."""
-    launch = launched(command, _direct, path) or command
+    launch = launched(command, _direct) or command
     script, start = _script(launch)
     found = flags(launch.fields[start:], SWITCHES, VALUED)
     return _Reader(found, reading, path, launch, script).run()
