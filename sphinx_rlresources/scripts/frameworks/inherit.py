@@ -16,12 +16,15 @@ from typing import Any, NamedTuple
 from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
-from sphinx_rlresources.scripts.frameworks.layers import MAX_INHERITANCE, Merged, flatten
+from sphinx_rlresources.scripts.frameworks.layers import MAX_INHERITANCE, Entry, Merged, flatten
 from sphinx_rlresources.scripts.run import Problem
 
 SELF = "_self_"
 MAX_CONFIG_CHARS = 1_000_000
 """A larger parent is not read (its settings become unknown): recipes are a few KiB."""
+MAX_MERGED = 200_000
+"""Keys and layers one config may merge in all, its parents' included (a recipe's chain merges a few
+hundred): a parent named many times, by parents named many times, would otherwise merge exponentially often."""
 
 
 class Parent(NamedTuple):
@@ -56,6 +59,11 @@ class _Chain:
         self.skip = skip
         self.line = line
         self.problems: list[Problem] = []
+        self.loaded: dict[str, YamlDocument | None] = {}
+        """Each parent read so far (None: it could not be): one named many times is read and parsed once."""
+        self.layers: dict[tuple[str, str], tuple[dict[str, Entry], list[str]]] = {}
+        self.left = MAX_MERGED
+        self.said: set[str] = set()
 
     def merge(
         self, merged: Merged, document: YamlDocument, path: str, label: str, depth: int, seen: tuple[str, ...]
@@ -66,13 +74,36 @@ class _Chain:
         merged.files.append(path)
         for parent in named:
             if parent.written == SELF:
-                merged.apply(*flatten(document, label, self.skip))
+                layer = self._layer(document, path, label)
+                if self._afford(len(layer[0]), path):
+                    merged.apply(*layer)
+                else:
+                    merged.cover(path or "the config itself")
                 continue
-            loaded = self._load(parent, path, depth, seen)
+            loaded = self._load(parent, path, depth, seen) if self._afford(0, parent.written) else None
             if loaded is None:
                 merged.cover(parent.path or parent.written)
                 continue
             self.merge(merged, loaded, parent.path or "", parent.path or "", depth + 1, (*seen, parent.path or ""))
+
+    def _layer(self, document: YamlDocument, path: str, label: str) -> tuple[dict[str, Entry], list[str]]:
+        """The document's keys, flattened once however often it is merged."""
+        key = (path, label)
+        if key not in self.layers:
+            self.layers[key] = flatten(document, label, self.skip)
+        return self.layers[key]
+
+    def _afford(self, keys: int, name: str) -> bool:
+        """Charge one layer and its keys to the chain's budget; False (said once) once it is spent."""
+        before, self.left = self.left, self.left - keys - 1
+        if self.left >= 0:
+            return True
+        if before >= 0:
+            self._problem(
+                f"merging the config's parents took more than {MAX_MERGED} keys and layers (a parent named many "
+                f"times, or many parents) by {shown(name)}; what it and the rest set is unknown"
+            )
+        return False
 
     def _load(self, parent: Parent, including: str, depth: int, seen: tuple[str, ...]) -> YamlDocument | None:
         where = f"{shown(including)} inherits {shown(parent.written)}"
@@ -89,7 +120,12 @@ class _Chain:
         if depth + 1 > MAX_INHERITANCE:
             self._problem(f"{where}, more than {MAX_INHERITANCE} levels of inheritance deep; what it sets is unknown")
             return None
-        text = self.files.read(parent.path)
+        if parent.path not in self.loaded:
+            self.loaded[parent.path] = self._read(self.files, parent.path, where)
+        return self.loaded[parent.path]
+
+    def _read(self, files: Files, path: str, where: str) -> YamlDocument | None:
+        text = files.read(path)
         if text is None or len(text) > MAX_CONFIG_CHARS:
             self._problem(f"{where}, which cannot be read; what it sets is unknown")
             return None
@@ -101,4 +137,7 @@ class _Chain:
         return loaded if isinstance(loaded.value, dict) else None
 
     def _problem(self, message: str, severity: str = "warning") -> None:
-        self.problems.append(Problem(self.line, message, "defaults", kind="other", severity=severity))
+        """One finding at the ``defaults:`` line; the same one is said once, however often its parent is named."""
+        if message not in self.said:
+            self.said.add(message)
+            self.problems.append(Problem(self.line, message, "defaults", kind="other", severity=severity))

@@ -32,6 +32,8 @@ _REFERENCE = re.compile(r"\.*[A-Za-z_][A-Za-z0-9_\-]*(?:\.[A-Za-z0-9_\-]+)*")
 #: OmegaConf resolvers NeMo-RL registers (NVIDIA-NeMo/RL@7ea279a nemo_rl/utils/config.py:198-204), integers only here.
 _RESOLVERS: dict[str, Callable[[int, int], int]] = {"mul": lambda a, b: a * b, "add": lambda a, b: a + b, "max": max}
 _MAX_RESOLVED = 10**15
+MAX_RESOLVED_CHARS = 65_536
+"""A value whose references expand beyond this is unknown (``a: ${b}${b}``, ``b: ${c}${c}``... double each level)."""
 
 
 @dataclass(frozen=True)
@@ -59,38 +61,62 @@ class Merged:
         """Files named as parents that could not be read, in the order they were met."""
         self.files: list[str] = []
         """Every file merged, parents first."""
+        self.below: dict[str, set[str]] = {}
+        """The keys under each mapping (``a`` -> ``a.b``, ``a.b.c``), so a replaced mapping's keys are found at once."""
+        self.fresh: list[str] = []
+        """Keys merged since the last unreadable parent: the only ones the next one must cover."""
 
     # -- building ---------------------------------------------------------------------
     def apply(self, layer: dict[str, Entry], replaced: list[str]) -> None:
-        """Merge one file over what is there; ``replaced`` are mappings marked ``_override_: true``."""
+        """Merge one file over what is there; ``replaced`` are mappings marked ``_override_: true``.
+
+        The index of keys under each mapping keeps this linear in the keys merged: a scan
+        of every key merged so far for each new one made a few hundred KB take minutes.
+        """
         for prefix in replaced:
-            for key in [k for k in self.entries if k == prefix or k.startswith(prefix + ".")]:
-                del self.entries[key]
+            self._drop(prefix)
+            for key in list(self.below.get(prefix, ())):
+                self._drop(key)
         for key, entry in layer.items():
-            for stale in [k for k in self.entries if k.startswith(key + ".")]:
-                del self.entries[stale]  # a scalar replaces a whole mapping
+            for stale in list(self.below.get(key, ())):
+                self._drop(stale)  # a scalar replaces a whole mapping
             for cut in _parents(key):
-                self.entries.pop(cut, None)  # a mapping replaces a scalar
+                self._drop(cut)  # a mapping replaces a scalar
+            if key not in self.entries:
+                for mapping in _parents(key):
+                    self.below.setdefault(mapping, set()).add(key)
             self.entries[key] = entry
+            self.fresh.append(key)
+
+    def _drop(self, key: str) -> None:
+        if self.entries.pop(key, None) is not None:
+            for mapping in _parents(key):
+                self.below.get(mapping, set()).discard(key)
 
     def cover(self, name: str) -> None:
-        """A parent that could not be read: anything merged before it may have been replaced by it."""
-        self.unread.append(name)
-        for key in list(self.entries):
-            self.entries[key] = Entry(
-                None, Origin.UNKNOWN, 0, name, f"{key} (may be set by {name}, which was not read)"
-            )
+        """A parent that could not be read: anything merged before it may have been replaced by it.
 
-    # -- reading --------------------------------------------------------------------------
+        What an earlier unreadable parent covered is unknown already; only the keys merged
+        since are covered now, so many unreadable parents do not each walk every key.
+        """
+        self.unread.append(name)
+        for key in self.fresh:
+            if key in self.entries:
+                self.entries[key] = Entry(
+                    None, Origin.UNKNOWN, 0, name, f"{key} (may be set by {name}, which was not read)"
+                )
+        self.fresh = []
+
+    # -- reading ---------------------------------------------------------------------------
     def has(self, key: str) -> bool:
-        return key in self.entries or any(k.startswith(key + ".") for k in self.entries)
+        return key in self.entries or bool(self.below.get(key))
 
     def entry(self, key: str) -> Entry | None:
         """The entry at ``key`` with its references resolved; None when no layer read sets it."""
         found = self.entries.get(key)
         if found is None:
             return None
-        return self._resolved(key, found, 0)
+        return self._resolved(key, found, 0, {})
 
     def found(self, key: str, convert: Callable[[Any], T | None]) -> Found[T]:
         """A setting as the merged config gives it: unknown when absent or when an unread parent may set it."""
@@ -113,37 +139,44 @@ class Merged:
         return not self.unread
 
     # -- references -----------------------------------------------------------------------
-    def _resolved(self, key: str, entry: Entry, depth: int) -> Entry:
+    def _resolved(self, key: str, entry: Entry, depth: int, memo: Resolutions) -> Entry:
         value = entry.value
         if not isinstance(value, str) or "${" not in value:
             return entry
-        resolved = self._interpolate(key, value, depth)
+        resolved = self._interpolate(key, value, depth, memo)
         if resolved is _UNRESOLVED:
             return Entry(None, Origin.RUNTIME, entry.line, entry.file, entry.written)
         return Entry(resolved, entry.origin, entry.line, entry.file, f"{entry.written} = {resolved}")
 
-    def _interpolate(self, key: str, text: str, depth: int) -> Any:
-        """``${a.b}``, ``${.sibling}`` and ``${mul:${a}, 4}`` inside ``text``; ``_UNRESOLVED`` when not known."""
-        if depth >= MAX_REFERENCE_DEPTH:
+    def _interpolate(self, key: str, text: str, depth: int, memo: Resolutions) -> Any:
+        """``${a.b}``, ``${.sibling}`` and ``${mul:${a}, 4}`` inside ``text``; ``_UNRESOLVED`` when not known.
+
+        ``memo`` holds each (key, depth) already resolved in this resolution: references
+        that fan out (``a: ${b} ${b}``, ``b: ${c} ${c}``...) are each resolved once, not
+        once per path to them.
+        """
+        if depth >= MAX_REFERENCE_DEPTH or len(text) > MAX_RESOLVED_CHARS:
             return _UNRESOLVED
         typed: Any = _UNRESOLVED
         for _ in range(64):  # one innermost ${...} at a time; a value has a handful
             match = _INNERMOST.search(text)
             if match is None:
                 break
-            value = self._one(key, match.group(1).strip(), depth)
+            value = self._one(key, match.group(1).strip(), depth, memo)
             if value is _UNRESOLVED or isinstance(value, (dict, list)):
                 return _UNRESOLVED
             if match.start() == 0 and match.end() == len(text):
                 typed = value
             text = text[: match.start()] + _shown(value) + text[match.end() :]
+            if len(text) > MAX_RESOLVED_CHARS:
+                return _UNRESOLVED
         else:
             return _UNRESOLVED
         if "${" in text:
             return _UNRESOLVED
         return typed if typed is not _UNRESOLVED else text
 
-    def _one(self, key: str, inner: str, depth: int) -> Any:
+    def _one(self, key: str, inner: str, depth: int, memo: Resolutions) -> Any:
         name, colon, args = inner.partition(":")
         if colon:
             resolver = _RESOLVERS.get(name.strip())
@@ -161,8 +194,14 @@ class Merged:
         if found is None or found.origin is Origin.UNKNOWN or found.origin is Origin.RUNTIME:
             return _UNRESOLVED
         if isinstance(found.value, str) and "${" in found.value:
-            return self._interpolate(target, found.value, depth + 1)
+            if (target, depth + 1) not in memo:
+                memo[target, depth + 1] = self._interpolate(target, found.value, depth + 1, memo)
+            return memo[target, depth + 1]
         return found.value
+
+
+Resolutions = dict[tuple[str, int], Any]
+"""Each (key, depth) resolved so far in one resolution, with what it resolved to."""
 
 
 class _Unresolved:
