@@ -65,6 +65,8 @@ def task_parts(task: str) -> tuple[str, bool]:
     return "-".join(part for part in parts if part not in _LORA_PARTS), lora
 
 
+MAX_COUNT = 1_000_000
+"""The most GPUs or nodes a count from the row's env may say (far beyond any run): more is a typo."""
 UNSETTLED = (Origin.UNKNOWN, Origin.RUNTIME)
 """Origins of a value the script does not settle (made once: an enum member costs Python 3.11 a slow lookup)."""
 
@@ -101,6 +103,8 @@ class _Check:
         self.r = run
         self.script = script
         self.found: list[Diagnostic] = []
+        self.env_broke_gpus = False
+        """Whether the row's env made a GPU count no number (said once, not compared as well)."""
         # A value the sanity check already blames (model.path=model_path) is not compared too.
         self.blamed = {problem.key for problem in run.problems if problem.key and problem.severity == "error"}
 
@@ -109,6 +113,7 @@ class _Check:
             where = f"{self.script}:{problem.line}" if problem.line > 0 else self.script
             self.report("script", Subtype.SCRIPT_SANITY, f"{where}: {problem.message}", problem.severity)
         if self.r.launch_line or self.r.framework:
+            self.env_counts()
             self.gpus()
             self.infer()
             self.train()
@@ -141,9 +146,34 @@ class _Check:
         return known(found) and not self.blamed_for(found)
 
     # -- the checks ----------------------------------------------------------------------
+    def env_counts(self) -> None:
+        """A count of GPUs or nodes that the row's env makes text, NaN, a fraction, huge or not positive.
+
+        Left alone it would only be unknown, and the GPU check would say nothing: the row's
+        own data broke it, so the finding is at the row's env, with the fix.
+        """
+        roles = self.r.roles
+        counts = [("nodes", self.r.nodes), ("gpus_per_node", self.r.gpus_per_node)]
+        counts += [("nodes", r.nodes) for r in roles] + [("gpus_per_node", r.gpus_per_node) for r in roles]
+        totals = [("gpus", found) for found in [self.r.gpus, *(r.gpus for r in roles)]]
+        said: set[str] = set()
+        for name, found in counts + totals:
+            if name == "gpus" and said:
+                break  # a total made of counts already reported is not said again
+            if found.origin is not Origin.ENV or _is_count(found.value) or found.written in said:
+                continue
+            said.add(found.written)
+            self.report(
+                "env",
+                Subtype.SCRIPT_GPUS,
+                f"the row's env makes {self.at(found)} {_w(found)}, which is not a count of {_noun(name)}: it must "
+                "be a whole number from 1 up; fix the value in env (until then the GPUs are not checked)",
+            )
+        self.env_broke_gpus = bool(said)
+
     def gpus(self) -> None:
         gpus = self.r.gpus
-        if not self.clear(gpus) or gpus.value == self.entry.gpus:
+        if self.env_broke_gpus or not self.clear(gpus) or gpus.value == self.entry.gpus:
             return
         self.report(
             "gpus",
@@ -343,6 +373,14 @@ def _records(check: _Check) -> None:
                 "say in the comment why not",
                 severity="warning",
             )
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_COUNT
+
+
+def _noun(name: str) -> str:
+    return "nodes" if name == "nodes" else "GPUs"
 
 
 def _w(found: Found[object]) -> str:

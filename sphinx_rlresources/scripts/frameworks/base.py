@@ -83,6 +83,8 @@ def from_override(override: Override | None, convert: Callable[[str], T | None])
         return Found(None, Origin.RUNTIME, override.line, override.raw, override.file, override.tail)
     value = convert(override.value)
     origin = (ORIGINS.get(override.origin) or Origin.RUNTIME) if value is not None else Origin.UNKNOWN
+    if value is None and override.origin == "env":
+        origin = Origin.ENV  # the row's env made it no value: the cross-check says so instead of staying silent
     return Found(value, origin, override.line, override.shown, override.file, override.tail)
 
 

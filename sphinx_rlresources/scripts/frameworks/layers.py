@@ -128,7 +128,7 @@ class Merged:
         if entry.origin is Origin.UNKNOWN:
             return Found(None, Origin.UNKNOWN, 0, entry.written, entry.file)
         value = convert(entry.value) if entry.value is not None else None
-        origin = entry.origin if value is not None else Origin.UNKNOWN
+        origin = entry.origin if value is not None or entry.origin is Origin.ENV else Origin.UNKNOWN
         if entry.origin is Origin.RUNTIME:
             origin = Origin.RUNTIME
         return Found(value, origin, entry.line, entry.written, entry.file)
