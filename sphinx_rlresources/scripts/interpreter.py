@@ -327,7 +327,7 @@ class Interpreter(Expander):
 
     def _call(self, name: str, words: list[Word]) -> None:
         """Run a function's body with the call's arguments as ``$1``..., ``$@``."""
-        if self.depth >= MAX_CALL_DEPTH:
+        if self.depth >= MAX_CALL_DEPTH or not self.spend(1):
             return
         arguments = [f for word in words[1:] for f in self.fields(word)]
         saved, self.positional = self.positional, arguments
