@@ -439,3 +439,17 @@ def test_the_documented_env_finding_is_what_lint_prints(tmp_path: Path) -> None:
         check=False,
     )
     assert f"{where}: error: {message}" in lint.stdout.splitlines()
+
+
+def test_an_env_that_makes_a_roles_gpu_count_no_count_is_reported_at_env() -> None:
+    # The idiom of OpenRLHF's examples/scripts/train_ppo_llama_ray.sh: per-role counts as flags.
+    script = (
+        "N=${N:-4}\nray job submit -- python3 -m openrlhf.cli.train_ppo_ray --ref_num_nodes 1 "
+        "--ref_num_gpus_per_node $N --actor_num_nodes 1 --actor_num_gpus_per_node $N --vllm_num_engines 2 "
+        "--vllm_tensor_parallel_size 2 --colocate_all_models --pretrain Qwen/Qwen2.5-7B\n"
+    )
+    for value, findings in (("8", 0), ("x", 2), ("-1", 2)):
+        run = read_run(script, "x.sh", {"N": value})
+        found = [d for d in cross_check(env_row({"N": value}), run, "x.sh") if d.subtype.value == "script_gpus"]
+        assert run.framework == "openrlhf" and len(found) == findings, value
+        assert all(d.line == 12 and "_num_gpus_per_node=" in d.message for d in found)
