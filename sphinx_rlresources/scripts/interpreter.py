@@ -173,11 +173,12 @@ class Interpreter(Expander):
         if words:
             self.command(words, after)
 
-    def _pattern(self, words: list[Word], op: str) -> bool:
+    def _pattern(self, words: list[Word], op: str) -> None:
         """Collect a case branch's patterns; at ``)`` decide whether its body runs.
 
-        True when the words were the ``esac`` that ends the case: they are used up, or a
-        nested ``esac`` would end the enclosing case a second time.
+        The words are used up either way (the caller drops them): kept, they would be
+        added again at every line break, or a nested ``esac`` would end the enclosing
+        case a second time.
         """
         case = self.cases[-1]
         self.spend(len(words))
@@ -185,13 +186,13 @@ class Interpreter(Expander):
             text = self._literal(word)
             if text == "esac":
                 self._end_case()
-                return True
+                return
             if text is None:
                 found = self.expand(word.parts)
                 text = found.value
             case.patterns.append(text)
         if op != ")":
-            return False
+            return
         case.in_pattern = False
         if case.subject is None:
             case.running = True  # which branch runs is unknown: each one's assignments become unknown
@@ -200,7 +201,6 @@ class Interpreter(Expander):
         else:
             case.running = False
         case.patterns = []
-        return False
 
     def _end_case(self) -> None:
         self.cases.pop()
