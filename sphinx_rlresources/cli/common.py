@@ -9,8 +9,10 @@ build -- with the paths and options from the flags, then ``[tool.rlresources]``
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
@@ -20,6 +22,7 @@ from sphinx_rlresources.core.paths import WriteRefused, check_writable, write_in
 from sphinx_rlresources.core.project import Project, SettingsError
 from sphinx_rlresources.core.project import load_project as read_project
 from sphinx_rlresources.core.settings import cli_default
+from sphinx_rlresources.safe.text import output_line
 
 PROG = "rlresources"
 EXIT_OK = 0
@@ -29,6 +32,53 @@ EXIT_ERROR = 2
 
 class CliError(Exception):
     """A problem that stops the command (bad flag value, missing folder): exit status 2."""
+
+
+class Lines:
+    """A text stream every line of which passes :func:`~sphinx_rlresources.safe.text.output_line`.
+
+    A CI runner reads each line a command prints and acts on the workflow commands in
+    it; a terminal acts on the control characters.  Whatever a command writes (a table,
+    a diff, a row, JSON) reaches standard output only through here, so the rule holds
+    for text no message quoted; a line is written when it is complete, since a command
+    may write one in pieces.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._pending: list[str] = []
+
+    def write(self, text: str, /) -> int:
+        if "\n" not in text:
+            self._pending.append(text)
+            return len(text)
+        head, _, tail = text.rpartition("\n")
+        lines = ("".join(self._pending) + head).split("\n")
+        self._pending = [tail] if tail else []
+        self._stream.write("".join(output_line(line) + "\n" for line in lines))
+        return len(text)
+
+    def annotation(self, line: str) -> None:
+        """One workflow command of ours (``--format github``'s ``::error file=…::message``).
+
+        Its leading ``::`` is kept, and the rule holds for the rest: a ``##[`` or a control
+        character in the message is escaped as on any other line.
+        """
+        if self._pending:
+            self.write("\n")
+        self._stream.write("::" + output_line(line.removeprefix("::")) + "\n")
+
+    def flush(self) -> None:
+        """Write a last line that has no line break, as it is (the rule applied)."""
+        if self._pending:
+            self._stream.write(output_line("".join(self._pending)))
+            self._pending = []
+        self._stream.flush()
+
+
+def tell(text: str) -> None:
+    """A line for the user on standard error (a note, an error), under the same rule as :class:`Lines`."""
+    print(output_line(text), file=sys.stderr)
 
 
 def plural(count: int, word: str) -> str:

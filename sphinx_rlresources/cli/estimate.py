@@ -12,22 +12,22 @@ The arithmetic lives in :mod:`sphinx_rlresources.estimator`; docs/estimator.rst 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from sphinx_rlresources.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     PROG,
     CliError,
+    Lines,
     data_and_root,
     load_options,
     load_project,
+    tell,
 )
 from sphinx_rlresources.cli.estimate_output import as_json, as_text
 from sphinx_rlresources.core import git, plausibility, rowscript
@@ -55,7 +55,7 @@ from sphinx_rlresources.estimator.memory import (
     known_task,
     minimum_gpus,
 )
-from sphinx_rlresources.safe.text import shown
+from sphinx_rlresources.safe.text import json_text, shown
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
 MAX_GPUS = 1 << 20
@@ -211,7 +211,7 @@ def said_as(flag: str, given: str, name: str) -> None:
     describes a different device or model than the one typed.
     """
     if given.strip().lower() != name.lower():
-        print(f"{PROG}: note: {flag} {shown(given)} is read as {name}", file=sys.stderr)
+        tell(f"{PROG}: note: {flag} {shown(given)} is read as {name}")
 
 
 #: flags that describe the data rather than a script's settings: they apply with --row too
@@ -375,8 +375,8 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
             if problem.path != entry.source.path:
                 continue
             # The row's script cannot be read: said as lint says it, and the estimate goes on without it.
-            print(replace(problem, severity="warning").format(), file=sys.stderr)
-            print(f"{PROG}: note: the estimate takes every setting as a silent script would", file=sys.stderr)
+            tell(replace(problem, severity="warning").format())
+            tell(f"{PROG}: note: the estimate takes every setting as a silent script would")
     settings = rowscript.row_script(entry.script, entry.script_ref, root, entry.env, repo).run
     found = plausibility.estimate_row(entry, settings)
     if found is None:
@@ -399,7 +399,7 @@ def _line_count(path: Path) -> int:
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     minimum: tuple[int | None, int | None] | None = None
     if args.row:
         _entry, found = row_estimate(args.row, args)
@@ -416,7 +416,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             if by_expected or by_floor:
                 found = (by_expected or by_floor or (0, found))[1]
     if args.format == "json":
-        json.dump(as_json(found, minimum), out, indent=2)
+        out.write(json_text(as_json(found, minimum)))
         out.write("\n")
     else:
         out.write(as_text(found, minimum))

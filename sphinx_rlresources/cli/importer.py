@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, TextIO
+from typing import Any
 
 from sphinx_rlresources.cli.cells import ScriptLink, read_cells
 from sphinx_rlresources.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     CliError,
+    Lines,
     check_targets,
     load_project,
     plural,
@@ -52,7 +52,7 @@ from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import size_key, size_order
 from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
-from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
+from sphinx_rlresources.safe.text import MAX_LOCATION, json_text, one_line, safe_start, shown
 
 
 @dataclass
@@ -296,7 +296,7 @@ def url_suggestion(links: Sequence[ScriptLink]) -> tuple[str, str, list[str]] | 
     return template, ref, others
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
+def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
     page_path = Path(args.page)
     try:
         text = page_path.read_bytes().decode("utf-8-sig")
@@ -366,8 +366,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
             "command read it):\n"
         )
         out.write("    [tool.rlresources]\n")
-        out.write(f"    script_url = {json.dumps(template)}\n")
-        out.write(f"    script_ref = {json.dumps(ref)}\n")
+        out.write(f"    script_url = {json_text(template, None)}\n")
+        out.write(f"    script_ref = {json_text(ref, None)}\n")
         for other in others:
             out.write(f"  (some links used another repository or ref: {other})\n")
     rows = sum(len(r) for r in result.rows.values())

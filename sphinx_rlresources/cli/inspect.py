@@ -15,16 +15,15 @@ mistakes of its own), 2 the command could not run.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, load_project, repository_root
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, Lines, load_project, repository_root
 from sphinx_rlresources.core import rowscript
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.paths import is_within, read_regular, real_path
-from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start
+from sphinx_rlresources.safe.text import MAX_LOCATION, json_text, one_line, safe_start
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 _ENV = re.compile(r"^([A-Za-z_][A-Za-z0-9_]{0,63})=(.{0,500})$", re.DOTALL)
@@ -149,12 +148,12 @@ def read(path: Path, root: Path, env: dict[str, str]) -> Run:
     return rowscript.run_of(data, relative, env, rowscript.TreeFiles(root))
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     root = repository_root(args, load_project())
     env = dict(args.env)
     found = [read(Path(path), root, env) for path in args.paths]
     if args.format == "json":
-        json.dump([as_json(item) for item in found], out, indent=2, ensure_ascii=False)
+        out.write(json_text([as_json(item) for item in found]))
         out.write("\n")
     else:
         for item in found:

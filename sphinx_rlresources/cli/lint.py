@@ -6,15 +6,13 @@ Exit status: 0 nothing found, 1 findings, 2 the command could not run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import stat
-import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, load, plural
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, Lines, load, plural, tell
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
 from sphinx_rlresources.core.model import DataSet
@@ -22,7 +20,7 @@ from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_program, na
 from sphinx_rlresources.core.paths import exists, is_within, real_path, status, what_is
 from sphinx_rlresources.core.project import Project
 from sphinx_rlresources.core.settings import cli_default
-from sphinx_rlresources.safe.text import one_line
+from sphinx_rlresources.safe.text import json_text, one_line
 
 
 def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
@@ -159,6 +157,14 @@ def format_github(diag: Diagnostic) -> str:
     return f"::{diag.severity} {','.join(props)}::{_github_escape(diag.message)}"
 
 
+def report(out: Lines, diag: Diagnostic, github: bool) -> None:
+    """One finding as its line: a workflow command of ours (``--format github``) or the compiler-style line."""
+    if github:
+        out.annotation(format_github(diag))
+    else:
+        out.write(diag.format() + "\n")
+
+
 def as_json(diag: Diagnostic) -> dict[str, Any]:
     return {
         "file": diag.path,
@@ -185,10 +191,10 @@ def summary(found: Sequence[Diagnostic], dataset: DataSet, scripts: int, note: s
     return f"{PROG}: {' and '.join(parts)} in {checked}{note}"
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     dataset, project = load(args)
     for skipped in dataset.notes:  # a check that could not run (no git history): not a finding
-        print(f"{PROG}: note: {one_line(skipped)}", file=sys.stderr)
+        tell(f"{PROG}: note: {one_line(skipped)}")
     found = list(dataset.diagnostics)
     note = ""
     folders = script_folders(args, project, dataset)
@@ -201,11 +207,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         found.extend(orphan_scripts(dataset, scripts, rule, project.script_glob))
     found.sort()
     if args.format == "json":
-        json.dump([as_json(d) for d in found], out, indent=2, ensure_ascii=False)
+        out.write(json_text([as_json(d) for d in found]))
         out.write("\n")
     else:
-        line = format_github if args.format == "github" else Diagnostic.format
         for diag in found:
-            out.write(line(diag) + "\n")
+            report(out, diag, args.format == "github")
         out.write(summary(found, dataset, len(scripts), note) + "\n")
     return EXIT_FINDINGS if found else EXIT_OK

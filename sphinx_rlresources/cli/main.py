@@ -17,13 +17,22 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from sphinx_rlresources import __version__
 from sphinx_rlresources.cli import estimate as estimate_command
 from sphinx_rlresources.cli import inspect as inspect_command
 from sphinx_rlresources.cli import lint as lint_command
-from sphinx_rlresources.cli.common import EXIT_ERROR, EXIT_OK, PROG, CliError, add_data_flags, add_load_arguments
+from sphinx_rlresources.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    PROG,
+    CliError,
+    Lines,
+    add_data_flags,
+    add_load_arguments,
+    tell,
+)
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, shown
 
@@ -75,7 +84,7 @@ def exit_statuses(ok: str, findings: str | None) -> str:
     return "\n".join(lines)
 
 
-def _run_of(module: str) -> Callable[[argparse.Namespace, TextIO], int]:
+def _run_of(module: str) -> Callable[[argparse.Namespace, Lines], int]:
     """A command's ``run``, its module imported when the command runs.
 
     ``lint`` runs in every pre-commit hook and CI job: it need not import what only
@@ -84,7 +93,7 @@ def _run_of(module: str) -> Callable[[argparse.Namespace, TextIO], int]:
     their modules are imported with the parser.
     """
 
-    def run(args: argparse.Namespace, out: TextIO) -> int:
+    def run(args: argparse.Namespace, out: Lines) -> int:
         found: int = importlib.import_module(f"sphinx_rlresources.cli.{module}").run(args, out)
         return found
 
@@ -319,32 +328,39 @@ def command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.Argum
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status instead of exiting."""
     parser = build_parser()
-    out = sys.stdout
+    out = Lines(sys.stdout)
     try:
         try:
             args = parser.parse_args(list(argv) if argv is not None else None)
         except SystemExit as done:  # --help and --version
             return done.code if isinstance(done.code, int) else EXIT_OK
-        func: Callable[[argparse.Namespace, TextIO], int] = args.func
+        func: Callable[[argparse.Namespace, Lines], int] = args.func
         return func(args, out)
     except CliError as err:  # its text may quote a file name or a value: one line, escaped
-        print(f"{PROG}: error: {one_line(str(err))}", file=sys.stderr)
+        tell(f"{PROG}: error: {one_line(str(err))}")
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        tell(f"{PROG}: interrupted")
         return 130
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
     except OSError as err:
         name = f" {shown(relpath(Path(err.filename)), MAX_LOCATION)}" if err.filename else ""
-        print(f"{PROG}: error:{name} {one_line(str(err.strerror or err))}", file=sys.stderr)
+        tell(f"{PROG}: error:{name} {one_line(str(err.strerror or err))}")
         return EXIT_ERROR
     except Exception as err:  # noqa: BLE001 - a bug must end in a message, not a traceback
-        print(
-            f"{PROG}: error: internal error ({type(err).__name__}: {one_line(str(err), 200)}); please report this",
-            file=sys.stderr,
-        )
+        tell(f"{PROG}: error: internal error ({type(err).__name__}: {one_line(str(err), 200)}); please report this")
         return EXIT_ERROR
+    finally:
+        _finish(out)
+
+
+def _finish(out: Lines) -> None:
+    """Write what the command left without a line break; a reader gone away (``| head``) is no error."""
+    try:
+        out.flush()
+    except (BrokenPipeError, ValueError):  # ValueError: the stream is closed
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,12 +18,13 @@ import argparse
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from sphinx_rlresources.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
     CliError,
+    Lines,
     data_and_root,
     load_options,
     load_project,
@@ -39,6 +40,7 @@ from sphinx_rlresources.core.model import size_key
 from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
+from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
 from sphinx_rlresources.scripts.run import Found, Run
 
@@ -147,7 +149,7 @@ def build_row(script: str, named: dict[str, str], run: Run, args: argparse.Names
             return from_script if from_script is not None else TODO
         if from_script is not None and str(from_script).lower() != str(from_name).lower():
             notes.append(
-                f"the file name says {field} '{from_name}' but the script runs '{from_script}'; the row "
+                f"the file name says {field} {shown(from_name)} but the script runs {shown(from_script)}; the row "
                 "says what the script runs: rename the script to match"
             )
             return from_script
@@ -242,7 +244,7 @@ def _entries_of(text: str) -> list[Any] | None:
     return entries if isinstance(entries, list) else None
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
+def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the command's steps in order, each a guard that ends it
     project = load_project()
     data_dir, root = data_and_root(args, project)
     script = Path(args.script)
@@ -250,6 +252,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
         raise CliError(f"the script '{args.script}' does not exist; write it first, then scaffold its row")
     try:
         relative = script.resolve().relative_to(root.resolve()).as_posix()
+        said_script = one_line(relative, MAX_LOCATION)
     except ValueError:
         raise CliError(f"the script '{args.script}' is outside the root '{root}'; pass --root DIR") from None
     try:  # the build's own bound and reader, so new never reads more of a script than the build does
@@ -261,12 +264,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
     named = rule.parse(script.name)
     problem = rule.problem(script.name)
     if named is None or problem is not None:
+        named_as = safe_start(one_line(args.script, MAX_LOCATION))
         said = "" if rule.shown in (problem or "") else f"; the rule is {rule.shown}"
-        out.write(f"{args.script}: error: {problem}{said} [rlresources.naming]\n")
+        out.write(f"{named_as}: error: {one_line(f'{problem}{said}')} [rlresources.naming]\n")
         suggestion = suggest_name(script.name, asked) if rule.name == "seed" else None
         if suggestion:
             moved = (Path(args.script).parent / suggestion).as_posix()
-            out.write(f"suggested name: {suggestion} (git mv {args.script} {moved})\n")
+            out.write(f"suggested name: {one_line(suggestion)} (git mv {named_as} {one_line(moved, MAX_LOCATION)})\n")
         elif rule.name == "seed":
             out.write(
                 "no name can be suggested (the device is never in the script); name it like "
@@ -285,7 +289,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
     for entry in dataset.entries:
         if entry.script == relative:
             out.write(
-                f"{entry.source.path}:{entry.source.line}: the script {relative} already has a row; "
+                f"{safe_start(one_line(entry.source.path, MAX_LOCATION))}:{entry.source.line}: "
+                f"the script {said_script} already has a row; "
                 "edit that row instead\n"
             )
             return EXIT_FINDINGS
@@ -310,7 +315,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
         old, new = _entries_of(before), _entries_of(text)
         for entry in old or []:  # also rows of a file the loader could not use (say, with TODOs)
             if isinstance(entry, dict) and entry.get("script") == relative:
-                out.write(f"{relpath(target)}: the script {relative} already has a row; edit that row instead\n")
+                out.write(f"{relpath(target)}: the script {said_script} already has a row; edit that row instead\n")
                 return EXIT_FINDINGS
         if old is None or new is None or len(new) != len(old) + 1 or new[-1].get("script") != relative:
             out.write(row_text(row, "  "))
@@ -322,7 +327,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 - the comma
         label_for_file = label.upper() if re.match(r"^\d+(\.\d+)?[bmkt]$", label) else label
         text = new_file(label_for_file, row, schema_ref(data_dir))
     for note in row.notes:
-        out.write(f"note: {note}\n")
+        out.write(f"note: {one_line(note)}\n")
     if args.dry_run:
         out.write(row_text(row, "  "))
         return EXIT_OK

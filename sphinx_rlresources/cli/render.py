@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections.abc import Sequence
-from typing import TextIO
 from urllib.parse import quote
 
-from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, load
+from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, Lines, load, tell
 from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
@@ -161,7 +159,7 @@ def drawn(chosen: Selection, renderer: Renderer, title: str) -> str:
     return f"No configuration has been verified for {title} yet.\n"
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     dataset, project = load(args)
     template, ref = link_settings(args, project)
     renderer = Renderer(args.format, template, ref, dataset)
@@ -174,11 +172,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(chosen.problems[0].for_command_line())
     title = chosen.label or "All sizes"
     for line in _problems_of(dataset, {s.display_path for s in chosen.sizes}):
-        print(line, file=sys.stderr)
+        tell(line)
     if chosen.entries or not chosen.unreadable:
         out.write(drawn(chosen, renderer, title))
     if chosen.unreadable:
         names = ", ".join(shown(s.display_path, MAX_LOCATION) for s in chosen.unreadable)
-        print(f"{PROG}: {names} could not be read; its rows are not shown (run rlresources lint)", file=sys.stderr)
+        tell(f"{PROG}: {names} could not be read; its rows are not shown (run rlresources lint)")
         return EXIT_FINDINGS
     return EXIT_OK

@@ -9,14 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TextIO
 
-from sphinx_rlresources.cli.common import EXIT_OK, load_project, repository_root, write_file
+from sphinx_rlresources.cli.common import EXIT_OK, Lines, load_project, repository_root, write_file
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.validation import SCHEMA_FILE, schema
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     text = json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
     if args.out is None:
         out.write(text)

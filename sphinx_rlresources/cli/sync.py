@@ -19,11 +19,9 @@ import argparse
 import bisect
 import difflib
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from sphinx_rlresources.cli.blocks import NAME, Block, scan
 from sphinx_rlresources.cli.common import (
@@ -31,13 +29,15 @@ from sphinx_rlresources.cli.common import (
     EXIT_OK,
     PROG,
     CliError,
+    Lines,
     check_targets,
     load,
     plural,
     repository_root,
+    tell,
     write_file,
 )
-from sphinx_rlresources.cli.lint import format_github
+from sphinx_rlresources.cli.lint import report
 from sphinx_rlresources.cli.render import Renderer, drawn, link_settings
 from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
@@ -261,21 +261,21 @@ def _summary(pages: list[Page], check: bool, written: list[Page]) -> str:
     return text
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: Lines) -> int:
     dataset, project = load(args)
     template, ref = link_settings(args, project)
     root = repository_root(args, project)
     syncer = Syncer(dataset, Renderer("markdown", template, ref, dataset))
     pages = _pages(args, root, syncer)
     for note in dataset.notes:  # a check that could not run (no git history): not a finding
-        print(f"{PROG}: note: {note}", file=sys.stderr)
+        tell(f"{PROG}: note: {note}")
     found: list[tuple[Diagnostic, list[str]]] = [(d, []) for d in syncer.findings.values()]
     found += [(d, []) for page in pages for d in page.problems]
     for page in pages:
         for block, diff in page.outdated if args.check else []:
             message = f"the block differs from the table the data gives; run '{PROG} sync {one_line(page.shown)}'"
             found.append((Diagnostic(page.shown, block.line, 0, Subtype.OUTDATED_BLOCK, message), diff))
-    _report(found, format_github if args.format == "github" else Diagnostic.format, out)
+    _report(found, args.format == "github", out)
     written = []
     if not args.check:
         written = [page for page in pages if not page.problems and page.new != page.text]
@@ -285,7 +285,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_FINDINGS if found else EXIT_OK
 
 
-def _report(found: list[tuple[Diagnostic, list[str]]], line: Callable[[Diagnostic], str], out: TextIO) -> None:
+def _report(found: list[tuple[Diagnostic, list[str]]], github: bool, out: Lines) -> None:
     """Every finding, each drifted block's diff under it until :data:`REPORT_DIFF_LINES` are shown in all."""
     budget = REPORT_DIFF_LINES
     left_out = 0
@@ -293,7 +293,8 @@ def _report(found: list[tuple[Diagnostic, list[str]]], line: Callable[[Diagnosti
         shown_now = diff if len(diff) <= budget else []
         budget -= len(shown_now)
         left_out += len(diff) - len(shown_now)
-        out.write(line(diag) + "\n" + "".join(f"{text}\n" for text in shown_now))
+        report(out, diag, github)
+        out.write("".join(f"{text}\n" for text in shown_now))
     if left_out:
         out.write(
             f"    ... {plural(left_out, 'diff line')} left out (at most {REPORT_DIFF_LINES} are shown); "

@@ -130,9 +130,11 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         # Messages quote untrusted text (keys, script lines, commit subjects): a line break
-        # in one would forge a second "path:line:col: error:" line that CI annotates.
-        if not self.message.isprintable():
-            object.__setattr__(self, "message", one_line(self.message))
+        # in one would forge a second "path:line:col: error:" line that CI annotates, and a
+        # '##[' a workflow command, wherever the message is printed (lint, the build's log).
+        message = one_line(self.message)
+        if message != self.message:
+            object.__setattr__(self, "message", message)
 
     @property
     def location(self) -> str:

@@ -19,6 +19,7 @@ from sphinx_rlresources.core.columns import COLUMNS, CellContext
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.query import select
+from sphinx_rlresources.safe.text import json_escaped
 from sphinx_rlresources.sphinxext.store import store_of
 from sphinx_rlresources.sphinxext.warnings import warn_file
 
@@ -108,7 +109,7 @@ def dataset_object(dataset: DataSet, template: str | None = None, ref: str = "ma
 @without_gc  # an object per cell of every row, all alive until dumped: see gcpause
 def dataset_json(dataset: DataSet, template: str | None = None, ref: str = "main") -> str:
     """The file's text: UTF-8 JSON, two-space indents, a final newline."""
-    return indented_json(dataset_object(dataset, template, ref)) + "\n"
+    return json_escaped(indented_json(dataset_object(dataset, template, ref))) + "\n"
 
 
 _CONSTANTS = {None: "null", True: "true", False: "false"}
