@@ -22,6 +22,7 @@ from typing import Any
 from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, CliError, Lines, load_project, repository_root
 from sphinx_rlresources.core import rowscript
 from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.loader import MAX_PER_FILE
 from sphinx_rlresources.core.paths import is_within, read_regular, real_path
 from sphinx_rlresources.safe.text import MAX_LOCATION, json_text, one_line, safe_start
 from sphinx_rlresources.scripts.run import Found, Origin, Run
@@ -99,8 +100,10 @@ def as_json(run: Run) -> dict[str, Any]:
         for role in run.roles
     ]
     out["problems"] = [
-        {"line": p.line, "kind": p.kind, "severity": p.severity, "message": p.message} for p in run.problems
+        {"line": p.line, "kind": p.kind, "severity": p.severity, "message": p.message}
+        for p in run.problems[:MAX_PER_FILE]
     ]
+    out["problems_not_shown"] = max(0, len(run.problems) - MAX_PER_FILE)
     out["deprecated"] = list(run.deprecated)
     return out
 
@@ -128,8 +131,11 @@ def as_text(run: Run) -> list[str]:
         lines.append(f"  {name:<30} {shown:<24} {ORIGIN_WORDS[found.origin]:<18} {where or '-':<9} {how}".rstrip())
     for role in run.roles[1:] if len(run.roles) > 1 else ():
         lines.append(f"  role {role.name}: {value_of(role.gpus) or 'unknown'} GPUs")
-    for problem in run.problems:
+    for problem in run.problems[:MAX_PER_FILE]:
         lines.append(f"  {problem.severity}: line {problem.line}: {one_line(problem.message)}")
+    if len(run.problems) > MAX_PER_FILE:  # a recipe that names thousands of missing parents: a count, not a flood
+        more = len(run.problems) - MAX_PER_FILE
+        lines.append(f"  {more} more problems in this file are not shown (the first {MAX_PER_FILE} are)")
     return lines
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from sphinx_rlresources.core import checks, git, history
 from sphinx_rlresources.core.history import Question
 from sphinx_rlresources.core.model import Commit, DataSet, Entry
+from sphinx_rlresources.core.paths import real_path
 
 
 def check_staleness(dataset: DataSet, repo: git.Repo | None = None) -> None:
@@ -47,7 +48,7 @@ def check_staleness(dataset: DataSet, repo: git.Repo | None = None) -> None:
             scripts[index] = path
     if not scripts:
         return
-    data_paths = {size.display_path: size.path.resolve() for size in dataset.sizes.values()}
+    data_paths = {size.display_path: real_path(size.path) for size in dataset.sizes.values()}
     try:
         walked = history.walk(repo, [*scripts.values(), *data_paths.values()], resolved=True)
         asked = [

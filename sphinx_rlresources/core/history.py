@@ -24,6 +24,7 @@ from sphinx_rlresources.core import git, rowscript
 from sphinx_rlresources.core.crosscheck import known
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Commit, DataSet, Entry, Staleness
+from sphinx_rlresources.core.paths import real_path
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
 
@@ -86,7 +87,7 @@ class History:
         a ``realpath`` per row: thousands of those cost more than the whole git walk.
         """
         try:
-            return (path if resolved else path.resolve()).relative_to(self.toplevel).as_posix()
+            return (path if resolved else real_path(path)).relative_to(self.toplevel).as_posix()
         except (ValueError, OSError):
             return None
 

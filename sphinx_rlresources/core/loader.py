@@ -7,6 +7,7 @@ report the same diagnostics.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ def _read_bytes(path: Path, root: Path, options: LoadOptions) -> bytes | str:
     except NotRegular as err:
         return f"the data file is {err.what}, not a regular file; replace it with a YAML file"
     except OSError as err:
+        if err.errno == errno.ELOOP:  # data/a.yaml -> b.yaml -> a.yaml: a finding here, not a crash later
+            return "the data file is a symbolic link that leads round in a loop; replace it with the file itself"
         return f"the data file cannot be read ({err.strerror or err}); check its permissions"
     if len(data) > options.max_file_bytes:
         return f"the data file is more than the limit of {options.max_file_bytes} bytes"

@@ -84,7 +84,7 @@ def _defused(found: re.Match[str], key: str) -> str:
     return "".join(_escaped(c) if i == at or (c != " " and _HIDDEN.match(c)) else c for i, c in enumerate(text))
 
 
-def no_commands(text: str) -> str:
+def no_commands(text: str, starts_line: bool = True) -> str:
     """``text`` unable to hold a workflow command of a CI runner: the one rule for every output line.
 
     GitHub's runner reads a line as a command when, after its leading blanks, it starts
@@ -93,11 +93,13 @@ def no_commands(text: str) -> str:
     Both are escaped visibly, in the style of a control character: the second ``#`` of
     ``##[`` is shown as ``\\x23`` and the first ``:`` of a leading ``::`` as ``\\x3a``,
     with any ignorable character (:data:`IGNORABLE_CLASS`, :data:`UNSEEN_CLASS`) between
-    them escaped too.  Text is never dropped.
+    them escaped too.  Text is never dropped.  ``starts_line=False`` is for text that
+    goes after something else on its line (a quoted value, a path after :func:`safe_start`),
+    where ``::`` is plain text and a path keeps naming its file.
     """
     if "#" in text:
         text = _LEGACY_COMMAND.sub(lambda found: _defused(found, "#"), text)
-    if ":" in text:
+    if starts_line and ":" in text:
         text = _LEADING_COMMAND.sub(lambda found: _defused(found, ":"), text, count=1)
     return text
 
@@ -155,15 +157,15 @@ def one_line(text: str, limit: int = 0) -> str:
     """``text`` with every control, line-break and unseen character escaped (``\\n``, ``\\x1b``, ``\\u202e``).
 
     What it returns is printable and holds no line break, so it can neither forge a log
-    line nor move a terminal's cursor, nor hold a CI runner's workflow command
-    (:func:`no_commands`).  ``limit`` (0: none) cuts it to that many characters, ending
-    in ``…``.
+    line nor move a terminal's cursor, nor hold a ``##[`` workflow command
+    (:func:`no_commands`; a ``::`` at the start of a line is the line's business).
+    ``limit`` (0: none) cuts it to that many characters, ending in ``…``.
     """
     if not (text.isprintable() and not _UNSEEN.search(text)):
         text = "".join(
             c if c.isprintable() and not _UNSEEN.match(c) else c.encode("unicode_escape").decode("ascii") for c in text
         )
-    text = no_commands(text)
+    text = no_commands(text, starts_line=False)
     if limit and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sphinx_rlresources.core.columns import COLUMNS, CellContext
 from sphinx_rlresources.core.gcpause import without_gc
 from sphinx_rlresources.core.model import DataSet, Entry
+from sphinx_rlresources.core.paths import real_path
 from sphinx_rlresources.core.query import select
 from sphinx_rlresources.safe.text import json_escaped
 from sphinx_rlresources.sphinxext.store import store_of
@@ -32,10 +33,10 @@ OUTPUT_PATH = "_static/rlresources/data.json"
 
 
 def _shown_path(path: Path, root: Path) -> str:
-    """A path relative to the repository root; only the file name when it lies outside."""
+    """A path relative to the repository root; only the file name when it lies outside (or loops)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except (ValueError, OSError):
+        return real_path(path).relative_to(real_path(root)).as_posix()
+    except ValueError:
         return path.name
 
 
