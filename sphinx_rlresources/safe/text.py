@@ -171,13 +171,14 @@ def one_line(text: str, limit: int = 0) -> str:
     return text
 
 
-def shown(value: object, limit: int = MAX_SHOWN) -> str:
+def shown(value: object, limit: int = MAX_SHOWN, quote: str = "'") -> str:
     """A name or value from a data file, a script or a page, as every message quotes it: ``'value'``.
 
     The one way untrusted text enters a message: escaped by :func:`one_line` and cut to
-    ``limit`` characters, so a 40,000-character cell costs a message 60.
+    ``limit`` characters, so a 40,000-character cell costs a message 60.  ``quote=""``
+    is for a name a message shows bare (``$NAME``, ``NAME=...``), under the same cap.
     """
-    return "'" + one_line(str(value), limit) + "'"
+    return quote + one_line(str(value), limit) + quote
 
 
 def safe_start(text: str) -> str:

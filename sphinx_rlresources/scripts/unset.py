@@ -40,7 +40,8 @@ def unset_uses(fields: Iterable[tuple[Field, str]]) -> tuple[list[tuple[Field, s
     return listed, More(rest, rest_line, at_least)
 
 
-def unset_message(field: Field, name: str) -> str:
+def unset_message(field: Field, missing: str) -> str:
+    name = shown(missing, quote="")  # a script may name a 60 kB variable: quoted with the one cap
     return (
         f"{shown(field.word.raw)} uses ${name}, which the script does not set before this line "
         f"(nor is it a usual environment variable); set {name}=... in the script, "
