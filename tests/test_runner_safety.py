@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import TESTS
 from helpers import cli, sphinx_build, sphinx_project
 
 from sphinx_rlresources.cli.common import Lines
@@ -234,3 +235,47 @@ def test_the_build_log_and_the_data_export_hold_no_command(hostile: Path) -> Non
     assert "#\\u0023[set-output" in exported and not RAW.search(exported.replace("\n", ""))
     scan(exported, "data.json", json_output=True)
     assert json.loads(exported)["rows"][0]["notes"].startswith("##[set-output")
+
+
+def test_new_quotes_a_script_value_on_one_line(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forged = '"vllm\nforged.yaml:1:1: error: forged\x07"'
+    (hostile / UNROWED).write_text(LAUNCH.replace('"#\ufe0f#[warning]engine"', forged), encoding="utf-8")
+    status, out, err = cli(hostile, capsys, "new", "--dry-run", UNROWED)
+    assert status == 0, err
+    assert "but the script runs 'vllm\\nforged.yaml:1:1: error: forged\\x07'" in out
+    assert not [line for line in out.splitlines() if line.startswith("forged")] and "\x07" not in out
+
+
+def test_a_link_loop_among_data_files_is_a_finding_at_the_file(
+    hostile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (hostile / "data" / "8b.yaml").symlink_to("9b.yaml")
+    (hostile / "data" / "9b.yaml").symlink_to("8b.yaml")
+    loop = "the data file is a symbolic link that leads round in a loop; replace it with the file itself"
+    _status, out, _err = cli(hostile, capsys, "lint")
+    assert f"data/8b.yaml: error: {loop} [rlresources.file]" in out.splitlines()
+    src = sphinx_project(hostile, page=".. rl-resource-table:: 7b\n")
+    status, logged = sphinx_build(src, hostile.parent / "out")
+    assert status == 0  # the build ends, with the finding, instead of a traceback at the export
+    assert f"<srcdir>/data/9b.yaml:1: WARNING: {loop} [rlresources.file]" in logged
+    assert (hostile.parent / "out" / "_static" / "rlresources" / "data.json").is_file()
+
+
+def test_inspect_counts_the_problems_past_the_cap(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The ROLL recipe of tests/frameworks/roll (ROLL's examples/agentic_demo idiom), its defaults
+    # list naming 3,000 parents that do not exist.
+    recipe = tmp_path / "examples" / "agentic" / "many.yaml"
+    recipe.parent.mkdir(parents=True)
+    parents = "".join(f"  - ../config/missing_{index}@_here_\n" for index in range(3_000))
+    known = (TESTS / "frameworks" / "roll" / "examples" / "agentic" / "agent_val.yaml").read_text("utf-8")
+    recipe.write_text(known.replace("  - ../config/traj_envs@_here_\n", parents), encoding="utf-8")
+    _status, out, _err = cli(tmp_path, capsys, "inspect", "--root", ".", "examples/agentic/many.yaml")
+    lines = out.splitlines()
+    assert len(lines) < 100
+    assert sum("which cannot be read" in line for line in lines) == 50
+    assert lines[-1] == "  2950 more problems in this file are not shown (the first 50 are)"
+    _status, out, _err = cli(
+        tmp_path, capsys, "inspect", "--root", ".", "examples/agentic/many.yaml", "--format", "json"
+    )
+    found = json.loads(out)[0]
+    assert len(found["problems"]) == 50 and found["problems_not_shown"] == 2950
