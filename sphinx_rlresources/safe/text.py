@@ -129,8 +129,8 @@ def json_text(value: object, indent: int | None = 2) -> str:
     return json_escaped(json.dumps(value, indent=indent, ensure_ascii=False))
 
 
-_JSON_RISK = re.compile(f"[{_BEYOND_C0}{IGNORABLE_CLASS}]|(?<=#)#(?=\\[)")
-"""What :func:`json_escaped` escapes: not the C0 controls, which JSON escapes itself (a raw
+_JSON_HIDDEN = re.compile(f"[{_BEYOND_C0}{IGNORABLE_CLASS}]")
+"""The characters :func:`json_escaped` escapes: not the C0 controls, which JSON escapes itself (a raw
 line break in JSON text is its indentation's)."""
 
 
@@ -140,9 +140,11 @@ def json_escaped(dumped: str) -> str:
     Every character it escapes can only stand inside a JSON string, so the result is
     JSON that reads back as the same value.
     """
-    if not _JSON_RISK.search(dumped):
-        return dumped
-    return _JSON_RISK.sub(lambda found: _json_escape(found.group()), dumped)
+    if "##[" in dumped:  # '#<U+200B>#[' becomes '#\\u200b#[' below: its escape keeps the two apart
+        dumped = dumped.replace("##[", "#\\u0023[")
+    if dumped.isascii():  # most data: only DEL can hide here, and one pass finds it
+        return dumped.replace("\x7f", "\\u007f") if "\x7f" in dumped else dumped
+    return _JSON_HIDDEN.sub(lambda found: _json_escape(found.group()), dumped)
 
 
 def _json_escape(char: str) -> str:
