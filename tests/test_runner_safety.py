@@ -167,6 +167,8 @@ def hostile(tmp_path: Path) -> Path:
     (root / UNROWED).write_text(LAUNCH, encoding="utf-8")
     (root / "examples" / "tuning" / "7b" / "##[error]x_grpo_8_h100_fsdp_vllm.sh").write_text("echo\n", "utf-8")
     (root / "data" / "7b.yaml").write_text(ROW.format(script=SCRIPT), encoding="utf-8")
+    # readable, so that lint still lists the scripts without a row, with findings at its name
+    (root / "data" / "##[error]9b.yaml").write_text(ROW.format(script=SCRIPT).replace("7B", "9B"), encoding="utf-8")
     (root / "README.md").write_text(README, encoding="utf-8")
     (root / "page.rst").write_text(PAGE, encoding="utf-8")
     return root
@@ -222,6 +224,9 @@ def test_the_hostile_text_is_shown_escaped_not_dropped(hostile: Path, capsys: py
     assert "grpo\\u202e\\x9b\\x07" in out
     _status, out, _err = cli(hostile, capsys, "inspect", SCRIPT, "--format", "json")
     assert json.loads(out)[0]["algorithm"] == "grpo\u202e\x9b\x07"  # the JSON reader gets the value back
+    _status, out, _err = cli(hostile, capsys, "lint")
+    assert "data/#\\x23[error]9b.yaml:1:7: error: size '9B' disagrees" in out
+    assert "\nexamples/tuning/7b/#\\x23[error]x_grpo_8_h100_fsdp_vllm.sh:1:1: warning: no row" in out
     _status, out, _err = cli(hostile, capsys, "lint", "--format", "github")
     assert [line for line in out.splitlines() if line.startswith("::error file=")]  # ours still annotate
 
