@@ -92,8 +92,12 @@ def test_lines_applies_the_rule_to_lines_written_in_pieces() -> None:
     for piece in ["  :", ":warn", "ing::x\n#", "#", "[e", "rror]\nlast ##", "[x"]:
         out.write(piece)
     out.annotation("::error file=a.yaml::##[x")
+    out.write("")  # an empty write (a finding without a diff) adds no line
+    out.annotation("::warning file=b.yaml::y")
     out.flush()
-    assert sink.text == "  \\x3a:warning::x\n#\\x23[error]\nlast #\\x23[x\n::error file=a.yaml::#\\x23[x\n"
+    assert sink.text == (
+        "  \\x3a:warning::x\n#\\x23[error]\nlast #\\x23[x\n::error file=a.yaml::#\\x23[x\n::warning file=b.yaml::y\n"
+    )
 
 
 WORD = "W" * 60_000

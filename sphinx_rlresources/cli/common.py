@@ -50,7 +50,8 @@ class Lines:
 
     def write(self, text: str, /) -> int:
         if "\n" not in text:
-            self._pending.append(text)
+            if text:  # an empty write starts no line
+                self._pending.append(text)
             return len(text)
         head, _, tail = text.rpartition("\n")
         lines = ("".join(self._pending) + head).split("\n")
