@@ -5,14 +5,12 @@
   would change (smart quotes, translation) is drawn in place.
 * Resolving each script folder once gives the same answers as resolving every path,
   symbolic links included.
-* The garbage collector is paused while the data loads and a table is drawn, and
-  resumed after; each speed-up has a switch that turns it off.
+* Parking rows has a switch that turns it off.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from inspect import signature
 from pathlib import Path
@@ -22,8 +20,6 @@ import pytest
 from conftest import TESTS, unbroken, warning_lines
 from docutils import nodes
 from helpers import built
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
@@ -32,7 +28,7 @@ from sphinx_rlresources.estimator.plan import Estimate, Plan
 from sphinx_rlresources.safe.frozen import changed, stored_at_once
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Found, Origin, Problem, Run
-from sphinx_rlresources.sphinxext import deferred, export
+from sphinx_rlresources.sphinxext import deferred
 from sphinx_rlresources.sphinxext import table as directive
 
 
@@ -160,112 +156,6 @@ def test_one_lookup_per_folder_agrees_with_resolving_every_path(tmp_path: Path) 
     known: dict[Path, Path] = {}
     for entry in dataset.entries:  # a shared cache answers as a fresh one does
         assert checks.resolve_script(entry, root, known) == checks.resolve_script(entry, root)
-
-
-def test_the_collector_is_paused_around_a_call_and_restored_after() -> None:
-    import gc
-
-    from sphinx_rlresources.core.gcpause import without_gc
-
-    states: list[bool] = []
-
-    @without_gc
-    def work(fail: bool) -> None:
-        states.append(gc.isenabled())
-        if fail:
-            raise ValueError
-
-    assert gc.isenabled()
-    work(False)
-    with pytest.raises(ValueError):
-        work(True)
-    assert states == [False, False]
-    assert gc.isenabled()
-    gc.disable()  # a caller that paused it itself keeps it paused
-    try:
-        work(False)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-
-def test_what_the_loader_keeps_is_filed_as_old_when_the_pause_ends() -> None:
-    """The young collections after a load do not scan the data set; frozen objects of others stay frozen."""
-    import gc
-
-    from sphinx_rlresources.core.gcpause import without_gc, without_gc_kept
-
-    def make() -> list[list[int]]:
-        return [[n] for n in range(100)]
-
-    def generation_of(obj: object) -> int | None:
-        return next((g for g in range(3) if any(o is obj for o in gc.get_objects(generation=g))), None)
-
-    kept = without_gc_kept(make)()
-    assert {generation_of(kept), generation_of(kept[0])} == {2}
-    assert gc.isenabled() and gc.get_freeze_count() == 0
-    young = without_gc(make)()  # the JSON export's pause files nothing
-    gc.disable()  # no collection may move it while it is looked for
-    try:
-        assert generation_of(young) == 0
-    finally:
-        gc.enable()
-
-    gc.freeze()  # an application froze its objects (before forking): they stay frozen
-    try:
-        frozen = gc.get_freeze_count()
-        without_gc_kept(make)()
-        assert gc.get_freeze_count() == frozen
-    finally:
-        gc.unfreeze()
-
-
-def _watch_the_collector(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[bool]]:
-    """Record whether the collector runs inside the loader's and the table's work (called from their bodies)."""
-    import gc
-
-    from sphinx_rlresources.core import loader
-
-    seen: dict[str, list[bool]] = {"load": [], "draw": [], "export": []}
-    real_files, real_defer, real_object = loader.data_files, directive.defer_rows, export.dataset_object
-
-    def files(folder: Path) -> list[Path]:
-        seen["load"].append(gc.isenabled())
-        return real_files(folder)
-
-    def defer(table: nodes.Element, language: str | None) -> bool:
-        seen["draw"].append(gc.isenabled())
-        return real_defer(table, language)
-
-    def rows(dataset: Any, template: str | None = None, ref: str = "main") -> Any:
-        seen["export"].append(gc.isenabled())
-        return real_object(dataset, template, ref)
-
-    monkeypatch.setattr(loader, "data_files", files)
-    monkeypatch.setattr(directive, "defer_rows", defer)
-    monkeypatch.setattr(export, "dataset_object", rows)
-    return seen
-
-
-def test_the_collector_is_paused_while_loading_and_drawing(
-    make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import gc
-
-    monkeypatch.delenv("RLRESOURCES_NO_GC_PAUSE", raising=False)
-    seen = _watch_the_collector(monkeypatch)
-    build(make_app, site(tmp_path, "paused"))
-    assert seen["load"] and seen["draw"] and seen["export"]
-    assert not any(seen["load"]) and not any(seen["draw"]) and not any(seen["export"])
-    assert gc.isenabled()
-
-
-def test_the_pause_can_be_switched_off(make_app: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RLRESOURCES_NO_GC_PAUSE", "1")
-    seen = _watch_the_collector(monkeypatch)
-    build(make_app, site(tmp_path, "unpaused"))
-    assert seen["load"] and seen["draw"] and seen["export"]
-    assert all(seen["load"]) and all(seen["draw"]) and all(seen["export"])
 
 
 def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -466,33 +356,6 @@ def test_one_walk_of_a_table_gives_each_text_its_own_rule() -> None:
     label = script[0]
     assert isinstance(label, rlresources_script_label) and type(label[0]) is layout.rlresources_breakable
     assert type(notes) is nodes.Text  # no camel-case break in a body cell
-
-
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
-    lambda inner: st.lists(inner) | st.tuples(inner, inner) | st.dictionaries(st.text(), inner),
-    max_leaves=25,
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(_JSON)
-def test_the_exports_json_writer_writes_what_json_dumps_writes(value: Any) -> None:
-    """The export's own writer of indented JSON (faster than the standard library's) gives the same text."""
-    assert export.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def test_the_exports_json_writer_refuses_what_json_cannot_hold() -> None:
-    class Text(str):
-        pass
-
-    assert export.indented_json({"a": Text("é"), "b": [1.5, float("inf")]}) == json.dumps(
-        {"a": Text("é"), "b": [1.5, float("inf")]}, indent=2, ensure_ascii=False
-    )
-    with pytest.raises(TypeError):
-        export.indented_json({"a": {1, 2}})
-    with pytest.raises(TypeError, match="keys must be str"):
-        export.indented_json({1: "a"})
 
 
 def test_a_memo_of_strangers_keys_stays_bounded() -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from sphinx_rlresources.core import checks, freshness, git
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
-from sphinx_rlresources.core.gcpause import without_gc_kept
 from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, real_path, what_is
@@ -133,7 +132,6 @@ def _linked_out(data_dir: Path, root: Path) -> bool:
     )
 
 
-@without_gc_kept  # tens of thousands of objects kept with the data set: see gcpause
 def load_dataset(
     data_dir: Path,
     root: Path,

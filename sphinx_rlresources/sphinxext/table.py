@@ -22,7 +22,6 @@ from sphinx import addnodes
 
 from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Subtype
-from sphinx_rlresources.core.gcpause import without_gc_kept
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.sphinxext.base import FILTER_OPTIONS, RLResourceDirective
 from sphinx_rlresources.sphinxext.deferred import defer_rows
@@ -64,7 +63,6 @@ class RLResourceTable(RLResourceDirective):
     }
     directive_name = "rl-resource-table"
 
-    @without_gc_kept  # thousands of kept nodes: see gcpause
     def draw(self) -> list[nodes.Node]:
         dataset = self.dataset()
         chosen = self.select(dataset, self.arguments[0].strip())
