@@ -10,9 +10,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
-from inspect import signature
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +22,6 @@ from helpers import built
 from sphinx_rlresources.core import checks
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
-from sphinx_rlresources.estimator.plan import Estimate, Plan
-from sphinx_rlresources.safe.frozen import changed, stored_at_once
-from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.run import Found, Origin, Problem, Run
 from sphinx_rlresources.sphinxext import deferred
 from sphinx_rlresources.sphinxext import table as directive
 
@@ -168,109 +162,6 @@ def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> No
     assert isinstance(body[0], deferred.rlresources_rows)
 
 
-def test_a_changed_record_is_what_dataclasses_replace_gives() -> None:
-    run = read_file("python3 -m verl.trainer.main_ppo trainer.nnodes=2\n", "run.sh", None, None)
-    edited = changed(run, problems=(Problem(1, "x"),), framework="verl-recipe")
-    assert edited == dataclasses.replace(run, problems=(Problem(1, "x"),), framework="verl-recipe")
-    assert (run.problems, run.framework) == ((), "verl")  # the original is untouched
-    plan = Plan("grpo", 8, "H100", 80.0)
-    assert changed(plan, gpus=16, rollout_n=4) == dataclasses.replace(plan, gpus=16, rollout_n=4)
-    with pytest.raises(TypeError, match="Run has no field colour"):
-        changed(run, colour="red")
-
-
-def test_only_records_that_are_their_dict_are_copied() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class Computed:
-        a: int
-
-        def __post_init__(self) -> None:
-            pass
-
-    @dataclasses.dataclass
-    class Mutable:
-        a: int
-
-    for record in (Computed(1), Mutable(1), Estimate("floor")):
-        with pytest.raises(TypeError, match=r"use dataclasses\.replace"):
-            changed(record, a=2)
-
-
-def test_a_found_is_built_with_exactly_its_fields() -> None:
-    # Found writes its fields in one store instead of the dataclass's own __init__: the two
-    # lists of names must stay the same, or a new field would silently never be set.
-    assert list(signature(Found.__init__).parameters)[1:] == [f.name for f in dataclasses.fields(Found)]
-    made = Found(3, Origin.SET, 2, "x=3", "a.sh", "3")
-    assert dataclasses.asdict(made) == {
-        "value": 3,
-        "origin": Origin.SET,
-        "line": 2,
-        "written": "x=3",
-        "file": "a.sh",
-        "tail": "3",
-    }
-    assert made == Found(3, Origin.SET, 2, "x=3", "a.sh", "3") and hash(made) == hash(
-        Found(3, Origin.SET, 2, "x=3", "a.sh", "3")
-    )
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.value = 4  # type: ignore[misc]
-
-
-def _record_classes() -> tuple[type, type]:
-    """The same fields as a dataclass with its own ``__init__``, and with :func:`stored_at_once`'s."""
-    fields: list[Any] = [
-        ("name", str),
-        ("count", int),
-        ("tags", list[str], dataclasses.field(default_factory=list)),
-        ("note", str, dataclasses.field(default="")),
-    ]
-    plain = dataclasses.make_dataclass("Plain", fields, frozen=True)
-    return plain, stored_at_once(dataclasses.make_dataclass("Quick", fields, frozen=True))
-
-
-@pytest.mark.parametrize(
-    ("args", "kwargs"),
-    [(("a", 1), {}), (("a",), {"count": 2, "note": "n"}), ((), {"name": "a", "count": 3, "tags": ["x"]})],
-)
-def test_a_record_stored_at_once_is_the_one_its_dataclass_makes(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    plain, quick = _record_classes()
-    made = quick(*args, **kwargs)
-    assert dataclasses.asdict(made) == dataclasses.asdict(plain(*args, **kwargs))
-    assert made == quick(*args, **kwargs) and hash(made.name) == hash(quick(*args, **kwargs).name)
-    if "tags" not in kwargs:
-        assert made.tags is not quick(*args, **kwargs).tags  # a fresh default for each record
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        made.note = "changed"  # type: ignore[misc]
-
-
-@pytest.mark.parametrize(
-    ("args", "kwargs", "message"),
-    [
-        (("a", 1, [], "n", "extra"), {}, "takes 4 arguments but 5 were given"),
-        (("a", 1), {"colour": "red"}, "unexpected argument colour"),
-        (("a", 1), {"name": "b"}, "multiple values"),
-        (("a",), {}, "missing count"),
-    ],
-)
-def test_a_record_stored_at_once_refuses_what_its_dataclass_refuses(
-    args: tuple[Any, ...], kwargs: dict[str, Any], message: str
-) -> None:
-    plain, quick = _record_classes()
-    with pytest.raises(TypeError):
-        plain(*args, **kwargs)
-    with pytest.raises(TypeError, match=message):
-        quick(*args, **kwargs)
-
-
-def test_the_large_records_are_stored_at_once_and_still_equal() -> None:
-    run = read_file("python3 -m verl.trainer.main_ppo trainer.nnodes=2\n", "run.sh", None, None)
-    assert run == dataclasses.replace(run) and run.variables is not Run().variables
-    plan = Plan("grpo", 8, "H100", 80.0, rollout_n=4)
-    assert dataclasses.asdict(plan) == {**dataclasses.asdict(Plan("grpo", 8, "H100", 80.0)), "rollout_n": 4}
-    with pytest.raises(TypeError, match=r"not a frozen dataclass"):
-        stored_at_once(Estimate)
-
-
 def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
     """A plain scalar's tag is remembered per text: the same tag PyYAML's resolver gives, the first time and after."""
     import yaml
@@ -289,30 +180,6 @@ def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
                 ), (text, implicit)
     assert ours.resolve(yaml.MappingNode, None, (True, False)) == "tag:yaml.org,2002:map"
     assert yamlsafe.load("a: [8, 'x', yes, 2024-01-01]").value == {"a": [8, "x", True, yamlsafe.YamlDate("2024-01-01")]}
-
-
-def test_the_lock_free_cached_property_computes_once_and_stores_in_the_instance() -> None:
-    """As functools.cached_property: computed at the first read, then found in ``__dict__``, frozen records too."""
-    from sphinx_rlresources.safe.frozen import cached_property
-
-    calls: list[int] = []
-
-    @dataclasses.dataclass(frozen=True)
-    class Shape:
-        width: int
-
-        @cached_property
-        def area(self) -> int:
-            """The area, once."""
-            calls.append(self.width)
-            return self.width * self.width
-
-    shape = Shape(3)
-    assert (shape.area, shape.area, calls) == (9, 9, [3])
-    assert shape.__dict__["area"] == 9 and Shape(3) == shape  # equality and hash see the fields only
-    assert isinstance(Shape.area, cached_property) and Shape.area.__doc__ == "The area, once."
-    with pytest.raises(TypeError, match="caches properties"):
-        changed(shape, width=4)
 
 
 def _cell(content: nodes.Node, key: str) -> nodes.entry:

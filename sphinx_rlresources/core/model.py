@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sphinx_rlresources.core.diagnostics import Diagnostic
-from sphinx_rlresources.safe.frozen import stored_at_once
 
 _SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
 _EXPERTS_RE = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([KMBT])$", re.IGNORECASE)
@@ -51,7 +50,6 @@ def env_text(value: Any) -> str:
     return str(value)
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Contributor:
     """Who measured a row; the name is linked when a safe target is given."""
@@ -84,7 +82,6 @@ class Contributor:
         )
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class SourceRef:
     """Where a row was written: the data file and the line/column of its first key."""
@@ -96,7 +93,6 @@ class SourceRef:
     """``entries[3]``: the row's place in its file, for diagnostics that name a field."""
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Entry:
     """One row of a resource table."""

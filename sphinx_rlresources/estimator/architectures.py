@@ -23,10 +23,10 @@ import functools
 import json
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sphinx_rlresources.safe.frozen import cached_property
 from sphinx_rlresources.safe.memo import remembered
 
 MAX_CONFIG_BYTES = 1_000_000

@@ -22,7 +22,6 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
 from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
-from sphinx_rlresources.safe.frozen import stored_at_once
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
@@ -130,7 +129,6 @@ FROM_RUN: dict[str, str] = {
 }
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Row:
     """What a data row says about a run (kept apart from the core's Entry: no import of the core)."""

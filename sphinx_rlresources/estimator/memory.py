@@ -7,7 +7,8 @@ searches the fewest GPUs.  docs/estimator.rst explains the model and its validat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.phases import build
@@ -27,7 +28,6 @@ from sphinx_rlresources.estimator.plan import (
     algorithm_of,
     known_task,
 )
-from sphinx_rlresources.safe.frozen import cached_property, changed
 
 __all__ = [
     "ALGORITHMS",
@@ -199,7 +199,7 @@ def estimate(arch: Architecture, plan: Plan) -> Result:
     defaults, the expected peak with the plan as it is.
     """
     tp = rollout_tp(arch, plan)
-    least = changed(plan, **dict(plan.floor_values)) if plan.floor_values else plan
+    least = replace(plan, **dict(plan.floor_values)) if plan.floor_values else plan
     return Result(arch, plan, tp, build(arch, least, rollout_tp(arch, least), expected=False))
 
 

@@ -44,7 +44,6 @@ from dataclasses import dataclass
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.plan import Estimate, Moment, Plan, Term
-from sphinx_rlresources.safe.frozen import stored_at_once
 
 LOGIT_BYTES = 7
 """Bytes per token per vocabulary entry of a log-prob and entropy pass (verl's guide)."""
@@ -64,7 +63,6 @@ ADAM_BYTES = 16
 """Parameter, gradient and optimizer bytes per trainable parameter with mixed-precision Adam."""
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Tokens:
     """Tokens one GPU holds in one micro-batch: all of them, and those of the responses."""

@@ -15,11 +15,11 @@ lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR
-from sphinx_rlresources.safe.frozen import cached_property, changed, stored_at_once
 
 GIB = float(2**30)
 MARGIN = 0.10
@@ -56,7 +56,6 @@ def known_task(task: str) -> bool:
     return algorithm_of(task) in ALGORITHMS
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Plan:
     """A run's settings, every one decided (:mod:`.fromscript` fills what a script leaves silent).
@@ -169,7 +168,7 @@ class Plan:
         return self.rollout_gpus or self.gpus
 
     def with_gpus(self, gpus: int) -> Plan:
-        return changed(self, gpus=gpus)
+        return replace(self, gpus=gpus)
 
 
 class Term(NamedTuple):

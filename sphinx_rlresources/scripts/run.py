@@ -21,8 +21,6 @@ import enum
 from dataclasses import dataclass, field, fields
 from typing import Any, Generic, TypeVar
 
-from sphinx_rlresources.safe.frozen import stored_at_once
-
 T = TypeVar("T", covariant=True)
 
 
@@ -45,7 +43,7 @@ class Origin(str, enum.Enum):
     """Not known at all."""
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class Found(Generic[T]):
     """One setting: its value, where it came from, and how.
 
@@ -62,19 +60,6 @@ class Found(Generic[T]):
     file: str = ""
     tail: str = ""
     """When the value is unknown: its known end (``$ROOT/models/Qwen2.5-7B`` keeps ``/models/Qwen2.5-7B``)."""
-
-    def __init__(
-        self,
-        value: T | None = None,
-        origin: Origin = Origin.UNKNOWN,
-        line: int = 0,
-        written: str = "",
-        file: str = "",
-        tail: str = "",
-    ) -> None:
-        # One store instead of six frozen setattrs: a reading makes a Found per setting, for every row.
-        fields = {"value": value, "origin": origin, "line": line, "written": written, "file": file, "tail": tail}
-        object.__setattr__(self, "__dict__", fields)
 
     @property
     def known(self) -> bool:
@@ -132,7 +117,6 @@ class Requirement:
     source: str
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Role:
     """The GPUs of one role of the run (trainer, rollout, reference, critic, reward)."""
@@ -145,7 +129,6 @@ class Role:
     """The role whose GPUs this one shares (``trainer``), or empty for GPUs of its own."""
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class Run:
     """What one launch script or recipe config asks for, as far as it can be known.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from sphinx_rlresources.safe.frozen import stored_at_once
 from sphinx_rlresources.scripts.shell import INT_RE
 
 STOCK_CONFIGS = frozenset({"ppo_trainer", "ppo_megatron_trainer"})
@@ -56,7 +55,6 @@ class ScriptProblem:
     severity: str = "error"
 
 
-@stored_at_once
 @dataclass(frozen=True)
 class ScriptSettings:
     """What the trainer command of a script sets, as far as it can be known."""

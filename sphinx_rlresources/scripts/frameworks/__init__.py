@@ -10,9 +10,9 @@ one line in :data:`ADAPTERS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import NamedTuple
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
@@ -100,7 +100,7 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
                 found = adapter.read(command, reading, path)
                 logs, requires = batch_logs(text), requirements(text)
                 # Most scripts have neither; copying a 50-field Run for nothing costs lint 2 % at 10,000 rows.
-                return changed(found, batch_logs=logs, requires=requires) if logs or requires else found
+                return replace(found, batch_logs=logs, requires=requires) if logs or requires else found
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
     return Run(path=path, problems=problems, variables=variables)

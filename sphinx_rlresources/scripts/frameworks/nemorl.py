@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import replace
 from typing import Any
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, inside, relative_to
 from sphinx_rlresources.scripts.frameworks.base import default, derived, first, from_override
@@ -171,10 +171,10 @@ def read_command(command: Command, reading: Interpreter, path: str) -> Run:
         layer[key] = Entry(value.value, origin, override.line, override.file, override.raw)
     merged.apply(layer, [])
     run = _Reader(merged, path).run(problems)
-    run = changed(run, entry_point=entry, launch_line=command.line, variables=dict(settings.variables))
+    run = replace(run, entry_point=entry, launch_line=command.line, variables=dict(settings.variables))
     found_here = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in settings.problems]
     found_here += duplicate_problems(settings) + common_problems(run, reading, settings)
-    return changed(run, problems=(*run.problems, *found_here))
+    return replace(run, problems=(*run.problems, *found_here))
 
 
 def _suite_recipe(config: Any, reading: Interpreter, path: str) -> str | None:
@@ -320,7 +320,7 @@ class _Reader:
             rollout_tp=self._rollout_tp(engine),
             memory_fraction=self._memory(engine),
         )
-        return changed(run, problems=(*problems, *self._problems()))
+        return replace(run, problems=(*problems, *self._problems()))
 
     def _roles(
         self, colocated: Found[bool], nodes: Found[int], per_node: Found[int], cluster: Found[int]

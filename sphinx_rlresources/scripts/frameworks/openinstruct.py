@@ -14,10 +14,9 @@ trains with DeepSpeed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
@@ -107,7 +106,7 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
         end = next((i for i in range(mason, index) if fields[i].value == "--"), index)
         request = flags(fields[mason + 1 : end])
     run = _Reader(flags(fields[index + 1 :]), request, mason is not None, entry, command, reading, path).run()
-    return changed(run, problems=(*run.problems, *_unset(fields[index + 1 :])))
+    return replace(run, problems=(*run.problems, *_unset(fields[index + 1 :])))
 
 
 def _unset(fields: list[Field]) -> list[Problem]:
@@ -209,7 +208,7 @@ class _Reader:
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
         problems = self._problems(gpus, nodes, per_node) + common_problems(run, self.reading)
-        return changed(run, problems=tuple(problems))
+        return replace(run, problems=tuple(problems))
 
     def _learners(self) -> Found[int]:
         """``--num_learners_per_node 8 8`` (one GPU per learner, a list: grpo_utils.py:160, default [1])."""

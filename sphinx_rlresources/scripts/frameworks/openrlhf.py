@@ -21,9 +21,9 @@ any of them).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.frameworks.argv import (
     as_model,
     dangling_problems,
@@ -248,7 +248,7 @@ class _Reader:
         )
         problems = self._problems(run) + dangling_problems(self.reading, self.launch)
         problems += common_problems(run, self.reading)
-        return changed(run, problems=tuple(problems))
+        return replace(run, problems=tuple(problems))
 
     def _placement(  # noqa: C901 - OpenRLHF's placement rules, one case each
         self, ref: Found[bool], critic: Found[bool]

@@ -17,7 +17,6 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.safe.yamlsafe import YamlDocument
 from sphinx_rlresources.scripts.files import Files, relative_to
 from sphinx_rlresources.scripts.frameworks.base import default, first
@@ -237,7 +236,7 @@ class _Reader:
             rollout_tp=self._rollout_tp(infer, engine),
             memory_fraction=self._memory(infer, engine),
         )
-        return changed(run, problems=(*problems, *self._problems(train, backend)))
+        return replace(run, problems=(*problems, *self._problems(train, backend)))
 
     def _name(self, key: str, names: dict[str, str]) -> Found[str]:
         found = self.m.found(key, to_lower)

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.frameworks.base import (
     as_bool,
     as_float,
@@ -112,7 +111,7 @@ class _Reader:
 
     def run(self) -> Run:
         run = self._sft() if self.module in SFT else self._rl()
-        run = changed(
+        run = replace(
             run,
             path=self.path,
             framework=NAME,
@@ -122,7 +121,7 @@ class _Reader:
             deprecated=tuple(k for k in LEGACY if k in self.s.overrides),
         )
         problems = self._problems() + common_problems(run, self.reading, self.s)
-        return changed(run, problems=tuple(problems))
+        return replace(run, problems=tuple(problems))
 
     # -- reinforcement learning (main_base and its kin) -------------------------------------------
     def _rl(self) -> Run:

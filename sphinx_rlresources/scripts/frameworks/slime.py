@@ -22,9 +22,9 @@ parallel size 1).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.scripts.frameworks.argv import (
     as_model,
     dangling_problems,
@@ -265,7 +265,7 @@ class _Reader:
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
         problems = self._problems() + dangling_problems(self.reading, self.launch) + common_problems(run, self.reading)
-        return changed(run, problems=tuple(problems))
+        return replace(run, problems=tuple(problems))
 
     def _placement(self, colocate: Found[bool]) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]:
         """The run's GPUs as ``_get_placement_group_layout`` reserves them, with each role's share."""

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from sphinx_rlresources.safe.frozen import changed
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.files import candidates
@@ -341,7 +340,7 @@ class _Reader:
         )
         problems = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
         problems += self.problems + common_problems(run, self.reading)
-        return changed(run, problems=tuple(problems))
+        return replace(run, problems=tuple(problems))
 
     def _model(self, mode: Found[str]) -> Found[str]:
         """``--model_name_or_path``; unsaid, the model its vLLM server serves (TRL syncs the trained weights to it)."""
