@@ -37,8 +37,7 @@ _.free_cache_engine
 _.max_num_seqs
 _.fp8_rollout
 # pytest reads these module names and calls its hooks by name; the standard library calls these overridden methods;
-# selenium reads the options' attribute; transformers and vLLM read a model config's;
-# PyYAML's resolver reads its loader's path resolvers.
+# selenium reads the options' attribute; transformers and vLLM read a model config's.
 _.pytest_plugins
 _.pytest_unconfigure
 _.pytestmark
@@ -46,4 +45,3 @@ _.log_message
 _.handle_starttag
 _.binary_location
 _.architectures
-_.yaml_path_resolvers

@@ -162,26 +162,6 @@ def test_parking_rows_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> No
     assert isinstance(body[0], deferred.rlresources_rows)
 
 
-def test_the_remembered_scalar_tags_are_the_resolvers_own() -> None:
-    """A plain scalar's tag is remembered per text: the same tag PyYAML's resolver gives, the first time and after."""
-    import yaml
-
-    from sphinx_rlresources.safe import yamlsafe
-
-    texts = ["8", "+8", "010", "0x10", "1_000", "1:30", "8.0", ".inf", "true", "yes", "No", "null", "~", ""]
-    texts += ["2024-01-01", "H100", "MIN", "fsdp", "a" * (yamlsafe._PLAIN_TAGS.chars + 1)]
-    reference = yaml.SafeLoader("")
-    ours = yamlsafe._Loader("")
-    for _ in range(2):
-        for text in texts:
-            for implicit in ((True, False), (False, True)):
-                assert ours.resolve(yaml.ScalarNode, text, implicit) == reference.resolve(
-                    yaml.ScalarNode, text, implicit
-                ), (text, implicit)
-    assert ours.resolve(yaml.MappingNode, None, (True, False)) == "tag:yaml.org,2002:map"
-    assert yamlsafe.load("a: [8, 'x', yes, 2024-01-01]").value == {"a": [8, "x", True, yamlsafe.YamlDate("2024-01-01")]}
-
-
 def _cell(content: nodes.Node, key: str) -> nodes.entry:
     from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 
@@ -223,35 +203,3 @@ def test_one_walk_of_a_table_gives_each_text_its_own_rule() -> None:
     label = script[0]
     assert isinstance(label, rlresources_script_label) and type(label[0]) is layout.rlresources_breakable
     assert type(notes) is nodes.Text  # no camel-case break in a body cell
-
-
-def test_a_memo_of_strangers_keys_stays_bounded() -> None:
-    """At most ``entries`` answers, emptied when full; a key whose text is longer than ``chars`` is never kept."""
-    from sphinx_rlresources.safe.memo import Memo
-
-    memo: Memo[str, int] = Memo(3, chars=4)
-    assert [memo.keep(key, len(key)) for key in ("a", "bb", "ccc")] == [1, 2, 3]
-    assert memo == {"a": 1, "bb": 2, "ccc": 3}
-    assert memo.keep("dddd", 4) == 4 and memo == {"dddd": 4}  # full: emptied, then kept
-    assert memo.keep("eeeee", 5, "eeeee") == 5 and "eeeee" not in memo  # too long to keep
-    assert memo.short("eeee") and not memo.short("eeeee")
-    unbounded: Memo[tuple[int, str], str] = Memo(2)
-    assert unbounded.keep((1, "x" * 10_000), "v", "") == "v" and unbounded.short("x" * 10_000)
-
-
-def test_a_remembered_function_keeps_short_texts_only() -> None:
-    """As ``functools.lru_cache`` for one text, with the text's length bounded: a long one is answered, never kept."""
-    from sphinx_rlresources.safe.memo import remembered
-
-    calls: list[str] = []
-
-    @remembered(2, chars=8)
-    def upper(text: str) -> str | None:
-        calls.append(text)
-        return text.upper() if text else None
-
-    assert [upper("ab"), upper("ab"), upper(""), upper("")] == ["AB", "AB", None, None]
-    assert calls == ["ab", ""]  # None is remembered too
-    long = "x" * 9
-    assert [upper(long), upper(long)] == ["X" * 9] * 2 and calls[-2:] == [long, long]
-    assert upper.__name__ == "upper"

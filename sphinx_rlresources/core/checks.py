@@ -19,7 +19,6 @@ from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
 from sphinx_rlresources.core.naming import PRESETS, NamingRule, model_field
 from sphinx_rlresources.core.paths import is_folder, is_link, is_within, kind_of, read_regular, real_path, status
-from sphinx_rlresources.safe.memo import remembered
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Requirement, Run
 
@@ -147,7 +146,6 @@ def real_script(candidate: Path, known: dict[Path, Path]) -> Path:
     return _real(candidate.parent, known) / candidate.name
 
 
-@remembered(1024, chars=512)
 def script_path(text: str) -> PurePosixPath:
     """A row's ``script`` as a path: parsed once though four checks of the row read it."""
     return PurePosixPath(text)

@@ -16,7 +16,6 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
 from sphinx_rlresources.estimator.devices import canonical
-from sphinx_rlresources.safe.memo import remembered
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Run
 
@@ -190,12 +189,8 @@ _WORD_BREAKS = re.compile(r"[-_\s]+")
 _SIZE = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)b(?![a-z0-9])")
 
 
-@remembered(1024, chars=256)
 def model_key(text: str) -> str:
-    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``.
-
-    Remembered (bounded: ``safe.memo.remembered``): rows name a few dozen models, twice each.
-    """
+    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``."""
     last = text.rstrip("/").rsplit("/", 1)[-1].lower()
     words = [w for w in _WORD_BREAKS.split(last) if w and w not in _SUFFIX_WORDS]
     return _norm("".join(words))
@@ -226,7 +221,6 @@ def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagno
     ]
 
 
-@remembered(1024, chars=256)
 def _size_of(text: str) -> str | None:
     found = _SIZE.findall(text.lower())
     return f"{found[-1]}b" if found else None

@@ -10,7 +10,6 @@ import functools
 import re
 from dataclasses import dataclass
 
-from sphinx_rlresources.safe.memo import remembered
 from sphinx_rlresources.safe.pattern import DIGIT, NAME, Program, Step, literal
 
 FIELDS = ("model", "task", "gpunums", "device", "train", "infer")
@@ -40,12 +39,8 @@ def slug(text: str) -> str:
     return out or "x"
 
 
-@remembered(1024, chars=512)
 def parse(filename: str) -> tuple[ScriptName | None, str | None]:
-    """Split a file name by the rule: (fields, None) or (None, what breaks the rule).
-
-    Remembered (bounded: ``safe.memo.remembered``): the checks of one row ask up to three times.
-    """
+    """Split a file name by the rule: (fields, None) or (None, what breaks the rule)."""
     if not filename.endswith(".sh"):
         return None, f"'{filename}' does not end in .sh"
     stem = filename[: -len(".sh")]

@@ -27,8 +27,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from sphinx_rlresources.safe.memo import remembered
-
 MAX_CONFIG_BYTES = 1_000_000
 ALL_LINEAR = "all-linear"
 """PEFT's name for every linear layer but the output head (verl's default ``target_modules``)."""
@@ -312,12 +310,8 @@ BUNDLED: dict[str, Architecture] = {
 _SUFFIXES = ("-instruct", "-chat", "-base", "-hf", "-it", "-v0.1")
 
 
-@remembered(256, chars=256)
 def bundled(name: str) -> Architecture | None:
-    """A bundled shape by model name or hub id (``Qwen/Qwen2.5-7B-Instruct`` is Qwen2.5-7B).
-
-    Remembered (bounded: ``safe.memo.remembered``): every row asks for its model up to three times.
-    """
+    """A bundled shape by model name or hub id (``Qwen/Qwen2.5-7B-Instruct`` is Qwen2.5-7B)."""
     key = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
     changed = True
     while changed:
@@ -511,7 +505,6 @@ def vision_params(vision: dict[str, Any], model_type: str) -> int:
     return depth * (4 * width * width + 4 * width + 2 * width * ffn + ffn + width + 4 * width)
 
 
-@remembered(256, chars=256)
 def by_size(label: str) -> Architecture | None:
     """A stand-in for an unknown model, from a size label (``14B``): its parameters only.
 

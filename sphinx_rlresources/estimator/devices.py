@@ -7,8 +7,6 @@ other device is estimated with ``--device-memory``.
 
 from __future__ import annotations
 
-from sphinx_rlresources.safe.memo import remembered
-
 #: device -> total memory in GiB, as reported by the vendor's tool
 DEVICES: dict[str, float] = {
     "H100": 81559 / 1024,  # nvidia-smi, H100 80GB HBM3
@@ -56,12 +54,8 @@ def _key(name: str) -> str:
     return name.strip().upper().replace(" ", "").replace("_", "-")
 
 
-@remembered(256, chars=256)
 def canonical(name: str) -> str | None:
-    """The table's spelling of a device name, or None when it is not in the table.
-
-    Remembered (bounded: ``safe.memo.remembered``): every row asks for its device's, twice.
-    """
+    """The table's spelling of a device name, or None when it is not in the table."""
     key = _key(name)
     for device in DEVICES:
         if device.upper() == key:

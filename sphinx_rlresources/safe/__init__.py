@@ -4,6 +4,5 @@ Data files, launch scripts, recipe configs and the repositories they sit in come
 strangers.  What every other room needs to read or quote them safely lives here once:
 :mod:`.yamlsafe` (YAML as nodes with lines and columns, no object construction,
 bounded) and :mod:`.text` (which characters a value may hold, and the one function that
-shows a name or value in a message).  So does :mod:`.memo`, the bounded memory of
-answers whose keys are strangers' text.
+shows a name or value in a message).
 """

@@ -19,40 +19,10 @@ from typing import Any
 
 import yaml
 
-from sphinx_rlresources.safe.memo import Memo
-
 try:  # libyaml's C parser is ~10x faster; marks and composition behave the same.
     from yaml import CSafeLoader as _Parser
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
-
-_PLAIN_TAGS: Memo[str, str] = Memo(65_536, chars=64)  # a row's words and numbers are shorter than 64
-"""Plain scalar text -> the tag the resolver gives it, for :class:`_Loader`."""
-
-
-class _Loader(_Parser):
-    """The safe loader, resolving the tag of a plain scalar once per distinct text.
-
-    libyaml parses in C but asks this Python resolver for the tag of every scalar, by
-    trying a list of regular expressions: 26 calls a row (remembering the answers takes
-    composing 10,000 rows from 0.30 to 0.26 s).  A plain scalar's tag depends only on its
-    text (this loader has no path resolvers, and its implicit ones are copied here, so
-    nothing registered on PyYAML's loaders later can change them), and rows repeat the
-    same few hundred words (``MIN``, ``H100``, ``8``, the field names).  The memory is
-    bounded: short texts only, and emptied when full.
-    """
-
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if kind is not yaml.ScalarNode or not implicit[0] or len(value) > _PLAIN_TAGS.chars:  # short(), inlined
-            return super().resolve(kind, value, implicit)  # type: ignore[no-any-return,no-untyped-call]
-        tag = _PLAIN_TAGS.get(value)
-        if tag is None:
-            tag = _PLAIN_TAGS.keep(value, super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
-        return tag
-
-
-_Loader.yaml_implicit_resolvers = {key: list(found) for key, found in _Parser.yaml_implicit_resolvers.items()}
-_Loader.yaml_path_resolvers = {}
 
 Path_ = tuple[str | int, ...]
 """A JSON path: keys and list indexes from the document root."""
@@ -253,7 +223,7 @@ def _check_depth(text: str) -> None:
 
 def _walk_depth(text: str) -> None:
     depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
+    for event in yaml.parse(text, Loader=_Parser):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
@@ -483,7 +453,7 @@ def load(text: str, merge_keys: bool = False) -> YamlDocument:
     try:
         if _depth_bound(text) > _SAFE_COMPOSE_DEPTH:
             _check_depth(text)
-        root = yaml.compose(text, Loader=_Loader)
+        root = yaml.compose(text, Loader=_Parser)
     except yaml.YAMLError as err:
         raise YamlError([_syntax_problem(err, text)]) from None
     except RecursionError:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 
-from sphinx_rlresources.safe.memo import Memo
 from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
@@ -43,23 +42,15 @@ def _key_of(field: Field) -> tuple[str, str] | None:
     if "=" not in lead:
         return None
     raw = lead.split("=", 1)[0]
-    return _KEYS.get(raw) or _key(raw)
+    return _key(raw)
 
 
 def _key(raw: str) -> tuple[str, str] | None:
-    """(key, raw) of a written key (``+trainer.nnodes`` -> ``trainer.nnodes``), or None.
-
-    Remembered (keys of up to 120 characters, :data:`_KEYS`): every verl script repeats
-    the same few dozen, and matching :data:`KEY_RE` was a fifth of reading a launch's
-    overrides.
-    """
+    """(key, raw) of a written key (``+trainer.nnodes`` -> ``trainer.nnodes``), or None."""
     match = KEY_RE.fullmatch(raw)
     if not match or raw.startswith("-"):
         return None
-    return _KEYS.keep(raw, (match.group(2), raw), raw)
-
-
-_KEYS: Memo[str, tuple[str, str]] = Memo(4096, chars=120)
+    return match.group(2), raw
 
 
 def _value_of(field: Field, raw_key: str) -> tuple[str | None, str]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from sphinx_rlresources.safe.memo import Memo
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
@@ -89,24 +88,8 @@ def from_override(override: Override | None, convert: Callable[[str], T | None])
 
 
 def default(value: T, written: str) -> Found[T]:
-    """The framework's own default, for a setting the script does not write.
-
-    A default is the same immutable record for every script that leaves the setting
-    unwritten, so it is made once per (value, wording): an adapter asks for some thirty
-    per script, on lint's and the build's per-row path.
-    """
-    key = (type(value), value, written)
-    try:
-        found = _DEFAULTS.get(key)
-    except TypeError:  # an unhashable value (a list of roles): made each time
-        return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
-    if found is None:
-        found = _DEFAULTS.keep(key, Found(value, Origin.FRAMEWORK_DEFAULT, 0, written))
-    return found
-
-
-_DEFAULTS: Memo[tuple[type, object, str], Found[Any]] = Memo(4096)
-"""The defaults kept made; bounded, since a wording may quote a value the script computed."""
+    """The framework's own default, for a setting the script does not write."""
+    return Found(value, Origin.FRAMEWORK_DEFAULT, 0, written)
 
 
 def first(*found: Found[T]) -> Found[T]:
