@@ -15,12 +15,31 @@ import sphinx
 from chromium import CHROMIUM, DRIVER
 from docutils.parsers.rst import directives as _directives
 from docutils.parsers.rst import roles as _roles
+from hypothesis import HealthCheck, settings
 from sphinx.util import docutils as _sphinx_docutils
 
 pytest_plugins = ["sphinx.testing.fixtures"]
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
+
+# One Hypothesis profile for every property test: the same examples on every run, so a
+# failure is reproducible ("ci"); RLRESOURCES_FUZZ=long (make fuzz) searches afresh,
+# RLRESOURCES_FUZZ_EXAMPLES per property (a test that sets its own max_examples keeps it).
+settings.register_profile(
+    "ci",
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long",
+    settings.get_profile("ci"),
+    max_examples=int(os.environ.get("RLRESOURCES_FUZZ_EXAMPLES", "5000")),
+    derandomize=False,
+)
+settings.load_profile(os.environ.get("RLRESOURCES_FUZZ", "ci"))
 
 if sphinx.version_info[:2] < (7, 3):  # Sphinx 7.2's fixtures need its own path class
     from sphinx.testing.path import path as root_path

@@ -1,10 +1,11 @@
 """The package's floor plan, checked: rooms whose arrows point one way, and a map that says so.
 
-Every import in the package is read with :mod:`ast` -- at module level, inside
-functions and under ``TYPE_CHECKING`` alike, since each is a dependency a newcomer must
-follow -- and the graph is checked for circles and for arrows that cross a layer the
-wrong way.  The graph is read by ``docs/_ext/importgraph.py``, which also draws
-docs/architecture.rst's arrows and module lists, so the page shows what this test checks.
+Every import in the package is read with :mod:`ast` (each file parsed once, by
+``importgraph.tree``) -- at module level, inside functions and under ``TYPE_CHECKING``
+alike, since each is a dependency a newcomer must follow -- and the graph is checked
+for circles and for arrows that cross a layer the wrong way.  The graph is read by
+``docs/_ext/importgraph.py``, which also draws docs/architecture.rst's arrows and
+module lists, so the page shows what this test checks.
 """
 
 from __future__ import annotations
@@ -80,8 +81,11 @@ def test_no_private_name_is_borrowed_from_another_module() -> None:
 
 
 def defined_functions(name: str) -> set[str]:
-    tree = ast.parse(MODULES[name].read_text("utf-8"))
-    return {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        n.name
+        for n in ast.walk(importgraph.tree(MODULES[name]))
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 @pytest.mark.parametrize(
@@ -177,8 +181,7 @@ def test_the_arrows_the_issue_found_missing_are_drawn() -> None:
 
 
 def _defines(path: Path, name: str) -> bool:
-    tree = ast.parse(path.read_text("utf-8"))
-    for node in ast.walk(tree):
+    for node in ast.walk(importgraph.tree(path)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return True
         if isinstance(node, (ast.Assign, ast.AnnAssign)):

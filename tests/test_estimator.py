@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from sphinx_rlresources.core.loader import load_dataset
@@ -227,10 +227,6 @@ def update_gib(found: Result, figure: str = "expected") -> float:
     return float(moment.total(estimate_.resident_bytes))
 
 
-FAST = settings(max_examples=200, deadline=None, derandomize=True)
-
-
-@FAST
 @given(values=plans)
 def test_more_gpus_never_raise_the_per_gpu_training_memory(values: dict[str, Any]) -> None:
     for figure in ("floor", "expected"):
@@ -238,7 +234,6 @@ def test_more_gpus_never_raise_the_per_gpu_training_memory(values: dict[str, Any
         assert getattr(more, figure).train_gib <= getattr(fewer, figure).train_gib
 
 
-@FAST
 @given(values=plans, rank=st.sampled_from([8, 32, 128]))
 def test_lora_is_below_full_fine_tuning(values: dict[str, Any], rank: int) -> None:
     """LoRA's update is below full fine-tuning's; its whole peak is too, but for its adapters' own bytes.
@@ -256,7 +251,6 @@ def test_lora_is_below_full_fine_tuning(values: dict[str, Any], rank: int) -> No
         assert update_gib(lora) < update_gib(full)
 
 
-@FAST
 @given(values=plans)
 def test_offload_moves_memory_from_gpu_to_host_and_never_adds_to_the_gpu(values: dict[str, Any]) -> None:
     on, off = result(values, offload=True), result(values, offload=False)
@@ -268,7 +262,6 @@ def test_offload_moves_memory_from_gpu_to_host_and_never_adds_to_the_gpu(values:
         assert on.expected.train_gib < off.expected.train_gib
 
 
-@FAST
 @given(values=plans, more=st.integers(min_value=1, max_value=4096))
 def test_longer_sequences_never_lower_it(values: dict[str, Any], more: int) -> None:
     base = result(values)
@@ -278,7 +271,6 @@ def test_longer_sequences_never_lower_it(values: dict[str, Any], more: int) -> N
         assert getattr(longer, figure).rollout_gib >= getattr(base, figure).rollout_gib
 
 
-@FAST
 @given(
     values=plans,
     budget=st.one_of(st.none(), st.integers(min_value=1, max_value=200_000)),
@@ -302,7 +294,6 @@ def test_the_expected_peak_is_never_below_the_floor(
     assert found.expected.trainer_gib >= found.floor.trainer_gib - 1e-9
 
 
-@FAST
 @given(values=plans)
 def test_the_verdict_follows_one_rule(values: dict[str, Any]) -> None:
     found = result(values)

@@ -113,7 +113,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(
     changes=st.dictionaries(st.sampled_from([*ROW, "extra", "name", "github", "url"]), values, max_size=3),
     drop=st.sets(st.sampled_from(list(ROW)), max_size=2),

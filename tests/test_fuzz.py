@@ -5,8 +5,8 @@ mutations of a valid data file and random script texts to the loader, the checks
 script reader and ``rlresources lint``.  Each must either succeed or return located
 diagnostics.
 
-CI runs the ``ci`` profile (200 examples per property, more than 2,000 in all, within
-about three minutes).  A long run locally::
+CI runs the ``ci`` profile of tests/conftest.py (200 derandomized examples per
+property, more than 2,000 in all, within about three minutes).  A long run locally::
 
     RLRESOURCES_FUZZ=long .venv/bin/python -m pytest tests/test_fuzz.py -q --hypothesis-show-statistics
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sphinx_rlresources.cli.main import main as rlresources
@@ -35,20 +35,8 @@ from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.safe.text import visible
 from sphinx_rlresources.scripts.reader import read_script
 
-settings.register_profile(
-    "ci",
-    max_examples=200,
-    deadline=None,
-    derandomize=True,  # the same examples on every CI run: a failure is reproducible
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-settings.register_profile(
-    "long",
-    max_examples=int(os.environ.get("RLRESOURCES_FUZZ_EXAMPLES", "5000")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-FUZZ = settings.get_profile(os.environ.get("RLRESOURCES_FUZZ", "ci"))
+LONG = os.environ.get("RLRESOURCES_FUZZ") == "long"
+"""The long run's profile (tests/conftest.py) is loaded: one test that builds a site takes more examples."""
 
 CORPUS_ROOT = Path(__file__).parent / "corpus" / "_root"
 SCRIPT = "examples/tuning/7b/qwen2-7b_grpo_8_h100_fsdp_vllm.sh"
@@ -216,32 +204,27 @@ script_soup = st.lists(st.sampled_from(SCRIPT_PIECES), max_size=80).map("".join)
 # -- properties -------------------------------------------------------------------------
 
 
-@FUZZ
 @given(value=plain_data, style=st.sampled_from([None, True, False]))
 def test_random_yaml_documents(repo: Path, value: object, style: bool | None) -> None:
     text = yaml.safe_dump(value, default_flow_style=style, allow_unicode=True)
     check_load(repo, text.encode())
 
 
-@FUZZ
 @given(text=yaml_soup)
 def test_random_yaml_syntax(repo: Path, text: str) -> None:
     check_load(repo, text.encode("utf-8", "surrogatepass"))
 
 
-@FUZZ
 @given(data=st.binary(max_size=300))
 def test_random_bytes(repo: Path, data: bytes) -> None:
     check_load(repo, data)
 
 
-@FUZZ
 @given(data=mutated())
 def test_mutations_of_a_valid_file(repo: Path, data: bytes) -> None:
     check_load(repo, data)
 
 
-@FUZZ
 @given(text=rows())
 def test_schema_valid_rows_with_hostile_values(repo: Path, text: str) -> None:
     found = check_load(repo, text.encode())
@@ -249,7 +232,6 @@ def test_schema_valid_rows_with_hostile_values(repo: Path, text: str) -> None:
     assert Subtype.YAML not in subtypes and Subtype.FILE not in subtypes  # safe_dump writes valid YAML
 
 
-@FUZZ
 @given(text=script_soup)
 def test_random_script_texts(repo: Path, text: str) -> None:
     settings_ = read_script(text)
@@ -263,7 +245,6 @@ def test_random_script_texts(repo: Path, text: str) -> None:
         shutil.copyfile(CORPUS_ROOT / SCRIPT, repo / SCRIPT)
 
 
-@FUZZ
 @given(data=st.one_of(mutated(), yaml_soup.map(str.encode)))
 def test_rlresources_lint_never_fails_to_run(repo: Path, data: bytes) -> None:
     check_load(repo, data)
@@ -306,7 +287,6 @@ markup_text = (
 )
 
 
-@FUZZ
 @given(model=markup_text, name=markup_text, notes=markup_text)
 def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes: str) -> None:
     from docutils import nodes
@@ -334,7 +314,7 @@ def test_rendered_rest_shows_every_value_literally(model: str, name: str, notes:
             assert isinstance(node, (nodes.entry, nodes.paragraph, nodes.Text)), (type(node).__name__, text)
 
 
-@settings(FUZZ, max_examples=min(FUZZ.max_examples, 10 if FUZZ is settings.get_profile("ci") else 300))
+@settings(max_examples=min(settings.default.max_examples, 300 if LONG else 10))
 @given(text=rows())
 def test_sphinx_draws_any_valid_row(repo: Path, text: str) -> None:
     """Schema-valid rows with hostile values through a real HTML build: drawn, never an internal error."""
@@ -359,7 +339,6 @@ def test_sphinx_draws_any_valid_row(repo: Path, text: str) -> None:
     assert model in unescape(html)  # drawn, as the text it is
 
 
-@FUZZ
 @given(model=markup_text, name=markup_text, notes=markup_text)
 def test_rendered_markdown_shows_every_value_literally(model: str, name: str, notes: str) -> None:
     from markdown_it import MarkdownIt
@@ -415,7 +394,6 @@ def _place(path: Path, kind: str, text: str, root: Path, outside: Path) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
-@FUZZ
 @given(
     data=st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),
     scripts=st.lists(st.sampled_from(KINDS), min_size=1, max_size=4),

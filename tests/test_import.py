@@ -462,7 +462,7 @@ def test_import_never_raises_and_writes_only_valid_rows_made_of_page_text() -> N
     fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=20)
     rows = st.lists(st.sampled_from(FRAGMENTS[-2:]), max_size=3)
 
-    @settings(max_examples=300, deadline=None)
+    @settings(max_examples=300)
     @given(fragments, st.booleans(), rows, fragments)
     def check(before: list[str], table: bool, body: list[str], after: list[str]) -> None:
         text = "\n".join(before + ([FRAGMENTS[-3], *body] if table else []) + after)

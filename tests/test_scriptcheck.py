@@ -374,7 +374,7 @@ _VALUES = st.one_of(
 _WORD = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FFF), min_size=1, max_size=16)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     st.lists(st.tuples(st.sampled_from(_KEYS), _VALUES), max_size=10),
     st.sampled_from(["", "--config-name=ppo_megatron_trainer", "-cn", "--config-name"]),

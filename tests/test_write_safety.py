@@ -204,8 +204,6 @@ def plant(root: Path, outside: Path, relative: str, kind: str) -> None:
 
 @settings(
     max_examples=60,
-    deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(

@@ -13,6 +13,7 @@ modules, so a broken module still has its imports checked.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -48,13 +49,23 @@ def modules(package: Path = PACKAGE) -> dict[str, Path]:
     return {module_name(p, package): p for p in sorted(package.rglob("*.py"))}
 
 
+def tree(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once per version of the file (the test and the page ask many times)."""
+    return _parsed(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _parsed(path: Path, _version: int) -> ast.Module:
+    return ast.parse(path.read_text("utf-8"))
+
+
 def imports(path: Path, package: Path = PACKAGE) -> list[tuple[str, str, int]]:
     """(module imported, name imported or '', line) for every import in the file, resolved to absolute."""
-    tree = ast.parse(path.read_text("utf-8"))
+    tree_ = tree(path)
     here = module_name(path, package)
     anchor_package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     found: list[tuple[str, str, int]] = []
-    for node in ast.walk(tree):
+    for node in ast.walk(tree_):
         if isinstance(node, ast.Import):
             found.extend((alias.name, "", node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -153,5 +164,5 @@ def room_modules(found: Mapping[str, Path], wanted: str) -> list[str]:
 
 def summary(path: Path) -> str:
     """The first line of a module's docstring: its one-line role ('' if it has none)."""
-    doc = ast.get_docstring(ast.parse(path.read_text("utf-8")))
+    doc = ast.get_docstring(tree(path))
     return doc.strip().splitlines()[0] if doc else ""
