@@ -87,10 +87,10 @@ def exit_statuses(ok: str, findings: str | None) -> str:
 def _run_of(module: str) -> Callable[[argparse.Namespace, Lines], int]:
     """A command's ``run``, its module imported when the command runs.
 
-    ``lint`` runs in every pre-commit hook and CI job: it need not import what only
-    ``render``, ``sync``, ``import``, ``new`` or ``schema`` use (a fifth of the
-    command's start-up).  ``inspect`` and ``estimate`` define their own flags, so
-    their modules are imported with the parser.
+    ``lint`` runs in every pre-commit hook and CI job: it need not import, at every
+    start, what only ``render``, ``sync``, ``import``, ``new`` or ``schema`` use.
+    ``inspect`` and ``estimate`` define their own flags, so their modules are imported
+    with the parser.
     """
 
     def run(args: argparse.Namespace, out: Lines) -> int:

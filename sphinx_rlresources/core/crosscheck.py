@@ -67,13 +67,11 @@ def task_parts(task: str) -> tuple[str, bool]:
 
 MAX_COUNT = 1_000_000
 """The most GPUs or nodes a count from the row's env may say (far beyond any run): more is a typo."""
-UNSETTLED = (Origin.UNKNOWN, Origin.RUNTIME)
-"""Origins of a value the script does not settle (made once: an enum member costs Python 3.11 a slow lookup)."""
 
 
 def known(found: Found[object]) -> bool:
     """A value the script settles (written, defaulted by it, given by the row's env, or its framework's own default)."""
-    return found.value is not None and found.origin not in UNSETTLED
+    return found.value is not None and found.origin not in (Origin.UNKNOWN, Origin.RUNTIME)
 
 
 def stated(found: Found[object]) -> bool:

@@ -45,7 +45,7 @@ def validator() -> jsonschema.Draft202012Validator:
 
     Imported on first use: valid data never needs it (see :func:`quick_check`).
     """
-    import jsonschema  # deferred: 0.2 s and 9 MB that valid data never needs
+    import jsonschema  # deferred: an import that valid data never needs
 
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine("integer", lambda _checker, value: _strict_integer(value))

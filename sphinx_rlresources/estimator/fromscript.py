@@ -150,8 +150,7 @@ _READ: tuple[tuple[str, Any, bool, tuple[float, float] | None, tuple[str, Any]],
 a framework mechanism?, bounds, the ``(field, silent value)`` pair a plan's ``floor_values`` holds).
 
 :func:`plan_for_row` walks it for every row.  The pair is made here once and shared by every
-plan that needs it: a load keeps each row's plan, and ten new pairs a row were half the
-objects the garbage collector scanned after a load of 10,000 rows (docs/performance.rst)."""
+plan that needs it: a load keeps each row's plan, so new pairs per row would be kept too."""
 _SETTINGS_OF: Callable[[Run], tuple[Found[Any], ...]] = operator.attrgetter(*FROM_RUN.values())
 """The Run's settings in :data:`FROM_RUN`'s order, fetched in one call."""
 

@@ -127,10 +127,9 @@ class Kept:
     """A row's estimate as the data set keeps it for the tables: the floor's figure and verdict, and
     the expected peak's figures, built when first asked for.
 
-    Only figures are kept, never an estimate's terms (some thirty objects each): a load of
-    10,000 rows that kept the floor's doubled lint's memory, and a build that kept the
-    expected peak's (its JSON export asks every row) made each of the collector's later
-    full scans of the build's heap longer.
+    Only figures are kept, never an estimate's terms (some thirty objects each): a load
+    keeps every row's, so keeping the terms would multiply the memory lint and the build
+    hold, and the work of the collector's full scans of that heap.
     """
 
     arch: Architecture

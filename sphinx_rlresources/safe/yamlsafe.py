@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-try:  # libyaml's C parser is ~10x faster; marks and composition behave the same.
+try:  # libyaml's C parser is much faster; marks and composition behave the same.
     from yaml import CSafeLoader as _Parser
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]

@@ -26,9 +26,6 @@ ORIGINS = {
 }
 RANK = {Origin.SET: 0, Origin.DERIVED: 0, Origin.SCRIPT_DEFAULT: 1, Origin.ENV: 2, Origin.FRAMEWORK_DEFAULT: 3}
 """How weak an origin is, for :func:`derived` (the rest are weaker still)."""
-UNWRITTEN = (Origin.UNKNOWN, Origin.FRAMEWORK_DEFAULT)
-"""Origins of a setting no one wrote, for :func:`first`.  (A member looked up on an enum class
-costs Python 3.11 ten times a local's; these run for every setting of every row.)"""
 TRUE = frozenset({"true", "1", "yes", "on"})
 FALSE = frozenset({"false", "0", "no", "off", "null", "none"})
 
@@ -95,7 +92,7 @@ def default(value: T, written: str) -> Found[T]:
 def first(*found: Found[T]) -> Found[T]:
     """The first setting that says anything (written, even as unknown), else the last one (a default)."""
     for item in found:
-        if item.line or item.origin not in UNWRITTEN:
+        if item.line or item.origin not in (Origin.UNKNOWN, Origin.FRAMEWORK_DEFAULT):  # someone wrote it
             return item
     for item in found:
         if item.value is not None:
