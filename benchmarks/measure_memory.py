@@ -53,10 +53,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from estimator_validation import check, point
+
 from sphinx_rlresources.estimator.architectures import Architecture, bundled
 from sphinx_rlresources.estimator.devices import DEVICES
 from sphinx_rlresources.estimator.memory import GIB, Result
-from sphinx_rlresources.estimator.validation import check, point
 
 
 class DevicePeak:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sphinx_rlresources.estimator.validation import checked, distribution
+from estimator_validation import checked, distribution
 
 POINTS = Path(__file__).resolve().parent / "memory_points.csv"
 

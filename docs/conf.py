@@ -9,6 +9,8 @@ import sphinx_rlresources
 
 # Local helpers that generate tables from the package itself (schema, subtypes, config, the import map).
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+# The estimator's validation against published runs: dev-only code, kept with the benchmarks.
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 
 project = "sphinx-rlresources"
 author = "sphinx-rlresources developers"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.run import SETTING_NAMES, Run
+from sphinx_rlresources.scripts.run import Run
 
 FIXTURES = Path(__file__).resolve().parent / "frameworks"
 
@@ -35,6 +35,10 @@ def read(framework: str, path: str, env: Mapping[str, str] | None = None, files:
     """What the reader makes of ``tests/frameworks/<framework>/<path>`` (with its tree readable, or not)."""
     root = FIXTURES / framework
     return read_file((root / path).read_text("utf-8"), path, env, TreeFiles(root) if files else None)
+
+
+SETTING_NAMES: tuple[str, ...] = tuple(Run().settings())
+"""The names of every setting a :class:`Run` holds (the columns ``inspect`` prints)."""
 
 
 def values(run: Run) -> dict[str, object]:

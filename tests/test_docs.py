@@ -100,6 +100,7 @@ def test_a_new_command_appears_on_the_cli_page_by_itself(tmp_path: Path, monkeyp
     from sphinx_rlresources.cli import main as cli
 
     monkeypatch.syspath_prepend(str(REPO / "docs" / "_ext"))
+    monkeypatch.syspath_prepend(str(REPO / "benchmarks"))  # as docs/conf.py does
     import rlr_docs
 
     def with_later() -> argparse.ArgumentParser:

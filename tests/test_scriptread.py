@@ -61,8 +61,8 @@ def test_the_issue_example() -> None:
     assert found.config_name_line == 5
     assert found.train_backend == "megatron"
     assert found.lora_rank == 32
-    assert found.adv_estimator == "grpo"
-    assert found.rollout_name == "vllm"
+    assert found.text("algorithm.adv_estimator") == "grpo"
+    assert found.text("actor_rollout_ref.rollout.name") == "vllm"
     assert found.model_path == "Qwen/Qwen2.5-7B-Instruct"
     assert found.train_batch_size == 16
     assert found.trainer_line == 5
@@ -277,7 +277,7 @@ def test_arguments_in_a_variable_are_split() -> None:
         """
     )
     assert found.gpus == 16
-    assert found.adv_estimator == "gae"
+    assert found.text("algorithm.adv_estimator") == "gae"
 
 
 def test_the_first_trainer_command_counts() -> None:

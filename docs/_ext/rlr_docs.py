@@ -27,7 +27,9 @@ from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
 from sphinx_rlresources.estimator.architectures import BUNDLED
 from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
-from sphinx_rlresources.estimator.validation import CITATION, checked, distribution
+
+# benchmarks/, on the path from conf.py: the estimator's validation is dev-only code
+from estimator_validation import CITATION, checked, distribution  # isort: skip
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv")

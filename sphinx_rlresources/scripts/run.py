@@ -230,7 +230,3 @@ class Run:
     def settings(self) -> dict[str, Found[Any]]:
         """Every :class:`Found` field by name, in declaration order."""
         return {f.name: getattr(self, f.name) for f in fields(self) if isinstance(getattr(self, f.name), Found)}
-
-
-SETTING_NAMES: tuple[str, ...] = tuple(Run().settings())
-"""The names of every setting a :class:`Run` holds (the columns ``inspect`` prints)."""

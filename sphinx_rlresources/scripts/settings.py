@@ -123,11 +123,6 @@ class ScriptSettings:
         return per_node * nodes
 
     @property
-    def rollout_name(self) -> str | None:
-        value = self.text("actor_rollout_ref.rollout.name")
-        return value.lower() if value else None
-
-    @property
     def train_backend(self) -> str | None:
         """``megatron``, ``fsdp`` or None (unknown).
 
@@ -153,11 +148,6 @@ class ScriptSettings:
         if "actor_rollout_ref.model.lora_rank" in self.overrides:
             return self.integer("actor_rollout_ref.model.lora_rank")
         return 0 if self.stock_config else None
-
-    @property
-    def adv_estimator(self) -> str | None:
-        value = self.text("algorithm.adv_estimator")
-        return value.lower() if value else None
 
     @property
     def model_path(self) -> str | None:
