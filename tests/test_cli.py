@@ -31,7 +31,7 @@ NEW_SCRIPT = "examples/tuning/7b/qwen2.5-7b_grpo_8_h100_megatron_sglang.sh"
 ORPHAN = (
     f"{NEW_SCRIPT}:1:1: warning: no row links to this script; add its row with "
     f"'rlresources new {NEW_SCRIPT}', or delete the script if it is not a verified configuration "
-    "[rlresources.orphan_script]"
+    "(or leave it out with a '!' glob in tool.rlresources.launch_files) [rlresources.orphan_script]"
 )
 
 
@@ -139,7 +139,7 @@ def test_lint_github_annotations(repo: Path, capsys: pytest.CaptureFixture[str])
     assert out[0] == (
         f"::warning file={NEW_SCRIPT},line=1,col=1,title=rlresources.orphan_script::no row links to this "
         f"script; add its row with 'rlresources new {NEW_SCRIPT}', or delete the script if it is not a "
-        "verified configuration"
+        "verified configuration (or leave it out with a '!' glob in tool.rlresources.launch_files)"
     )
     break_data(repo)
     status, out, _err = run(capsys, "lint", "--format", "github")
@@ -260,7 +260,7 @@ def test_exit_2_on_a_broken_pyproject(repo: Path, capsys: pytest.CaptureFixture[
     assert (status, err) == (
         2,
         "rlresources: error: pyproject.toml: unknown key(s) in [tool.rlresources]: datas; the keys are: data, "
-        "root, scripts, script_url, script_ref, naming, script_glob, max_file_size\n",
+        "root, scripts, script_url, script_ref, naming, launch_files, max_file_size\n",
     )
     (repo / "pyproject.toml").write_text("[tool.rlresources]\nscripts = 3\n", encoding="utf-8")
     assert run(capsys, "lint")[0] == 2

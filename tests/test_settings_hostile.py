@@ -17,7 +17,8 @@ import pytest
 from helpers import ROW, SCRIPT, cli, commit, git, make_repo, sphinx_project
 from helpers import sphinx_build as build
 
-from sphinx_rlresources.core.naming import MAX_PATTERN, NAME_MAX, glob_program, naming_rule, rule_problem
+from sphinx_rlresources.core.globs import compile_glob
+from sphinx_rlresources.core.naming import MAX_PATTERN, NAME_MAX, naming_rule, rule_problem
 from sphinx_rlresources.core.query import closest_size
 from sphinx_rlresources.core.urls import url_template_problem
 
@@ -216,23 +217,23 @@ def test_a_name_longer_than_any_file_system_allows_follows_no_rule() -> None:
 
 
 def test_a_glob_is_matched_without_backtracking() -> None:
-    assert glob_program("examples/**/*.sh").fullmatch("examples/a/b/x.sh")
-    assert glob_program("examples/**/*.sh").fullmatch("examples/x.sh")
-    assert not glob_program("examples/**/*.sh").fullmatch("examples/a/x.py")
-    assert not glob_program("*.sh").fullmatch("a/b.sh")
-    assert glob_program("a?c/*").fullmatch("abc/d") and not glob_program("a?c/*").fullmatch("a/c/d")
+    """launch_files' globs (core.globs, which replaced script_glob's matcher): linear, whatever they hold."""
+    assert compile_glob("examples/**/*.sh").matches("examples/a/b/x.sh")
+    assert compile_glob("examples/**/*.sh").matches("examples/x.sh")
+    assert not compile_glob("examples/**/*.sh").matches("examples/a/x.py")
+    assert not compile_glob("*.sh").matches("a/b.sh")
+    assert compile_glob("a?c/*").matches("abc/d") and not compile_glob("a?c/*").matches("a/c/d")
     for glob, path in (("*a" * 60 + "*b", "a" * 4000), ("**/" * 60 + "b", "a/" * 2000), ("*a*a*a*a*a*b", "a" * 4000)):
         start = time.process_time()
-        assert not glob_program(glob).fullmatch(path)
+        assert not compile_glob(glob).matches(path)
         assert time.process_time() - start < 2.0, glob[:12]
 
 
 def test_a_glob_longer_than_the_limit_is_a_configuration_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    settings(repo, script_glob="examples/" + "*a" * 120)
+    settings(repo, launch_files=["examples/" + "*a" * 120])
     status, _out, err = cli(repo, capsys, "lint")
-    assert (
-        status == 2 and f"tool.rlresources.script_glob is 249 characters long; a glob has at most {MAX_PATTERN}" in err
-    )
+    assert status == 2 and "tool.rlresources.launch_files item 'examples/*a*a" in err
+    assert f"must be a glob of 1 to {MAX_PATTERN} characters" in err
 
 
 # -- the URL template fills plain fields only ------------------------------------------------

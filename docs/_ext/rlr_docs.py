@@ -27,6 +27,8 @@ from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
 from sphinx_rlresources.estimator.architectures import BUNDLED
 from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
+from sphinx_rlresources.scripts.frameworks import VOCABULARIES
+from sphinx_rlresources.scripts.frameworks.vocabulary import FAMILIES
 
 # benchmarks/, on the path from conf.py: the estimator's validation is dev-only code
 from estimator_validation import CITATION, checked, distribution  # isort: skip
@@ -149,6 +151,31 @@ class EstimatorModels(SphinxDirective):
             rows.append([arch.name, f"{computed:,}", f"{published:,}", same, active, kv])
         headers = ["Model", "Computed", "Published", "Equal", "Active per token", "KV bytes per token (bf16)"]
         return [_table(headers, rows, [18, 18, 18, 8, 16, 22])]
+
+
+class Vocabularies(SphinxDirective):
+    """``.. rlr-vocabularies::``: each adapter's algorithms as tasks, and the backend families, from the code."""
+
+    def run(self) -> list[nodes.Node]:
+        rows: list[list[nodes.Node | str]] = []
+        seen: set[int] = set()
+        for name, words in VOCABULARIES.items():
+            if id(words) in seen:
+                continue  # verl-recipe shares verl's words
+            seen.add(id(words))
+            for algorithm, tasks in words.tasks.items():
+                rows.append([name, _literal(algorithm), tasks[0], ", ".join(tasks[1:])])
+        table = _table(["Framework", "Algorithm as the script names it", "new writes", "Also accepted"], rows,
+                       [18, 32, 22, 28])  # fmt: skip
+        families: dict[str, list[str]] = {}
+        for backend, family in FAMILIES.items():
+            families.setdefault(family, []).append(backend)
+        backends = _table(
+            ["Family", "Backend names (a row's train, a script's backend)"],
+            [[family, ", ".join(names)] for family, names in families.items()],
+            [20, 80],
+        )
+        return [table, backends]
 
 
 class EstimatorDevices(SphinxDirective):
@@ -303,4 +330,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-estimator-devices", EstimatorDevices)
     app.add_directive("rlr-memory-points", MemoryPoints)
     app.add_directive("rlr-cli-help", CliHelp)
+    app.add_directive("rlr-vocabularies", Vocabularies)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -56,6 +56,7 @@ from sphinx_rlresources.estimator.memory import (
     minimum_gpus,
 )
 from sphinx_rlresources.safe.text import json_text, shown
+from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
 MAX_GPUS = 1 << 20
@@ -239,10 +240,10 @@ def _set(value: Any) -> Found[Any]:
 def run_from_flags(args: argparse.Namespace) -> Run:
     """The flags as the ``Run`` a script reader would fill: a flag left out is a setting left unsaid."""
     offload = args.offload
-    verl = args.framework == "verl"
+    words = vocabulary_of(args.framework)
     fraction = _set(args.gpu_memory_utilization)
-    if not fraction.known and verl:
-        fraction = Found(0.5, Origin.FRAMEWORK_DEFAULT)
+    if not fraction.known and words is not None and words.memory_fraction is not None:
+        fraction = Found(words.memory_fraction, Origin.FRAMEWORK_DEFAULT)
     roles: tuple[Role, ...] = ()
     if args.rollout_gpus:
         roles = (Role("rollout", _set(args.rollout_gpus)),)

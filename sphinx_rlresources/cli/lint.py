@@ -15,16 +15,26 @@ from typing import Any
 from sphinx_rlresources.cli.common import EXIT_FINDINGS, EXIT_OK, PROG, CliError, Lines, load, plural, tell
 from sphinx_rlresources.core.checks import real_script
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
+from sphinx_rlresources.core.globs import Scope, compile_scope
 from sphinx_rlresources.core.model import DataSet
-from sphinx_rlresources.core.naming import PRESETS, NamingRule, glob_program, naming_rule
+from sphinx_rlresources.core.naming import PRESETS, NamingRule, naming_rule
 from sphinx_rlresources.core.paths import exists, is_within, real_path, status, what_is
 from sphinx_rlresources.core.project import Project
 from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.safe.text import json_text, one_line
 
 
-def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet) -> list[Path]:
-    """Where scripts live: ``--scripts``; else pyproject's (unless ``--root`` is given); else ``examples/tuning``.
+def launch_scope(project: Project, rule: NamingRule) -> Scope | None:
+    """The ``launch_files`` setting, else the naming preset's own folders; None: the ``scripts`` folders decide."""
+    globs = project.launch_files if project.launch_files is not None else list(rule.scope)
+    return compile_scope(globs) if globs else None
+
+
+def script_folders(
+    args: argparse.Namespace, project: Project, dataset: DataSet, scope: Scope | None = None
+) -> list[Path]:
+    """Where scripts live: ``--scripts``; else pyproject's (unless ``--root`` is given); else the folders the
+    launch-file globs start in; else ``examples/tuning``.
 
     The folders of the rows' scripts are always added.
     """
@@ -33,7 +43,8 @@ def script_folders(args: argparse.Namespace, project: Project, dataset: DataSet)
     elif project.scripts and not getattr(args, "root", None):
         folders = list(project.scripts)
     else:
-        folders = [dataset.root / folder for folder in cli_default("scripts")]
+        bases = scope.bases if scope is not None else tuple(cli_default("scripts"))
+        folders = [dataset.root / folder for folder in bases]
         folders = [f for f in folders if f.is_dir()]
     root = real_path(dataset.root)
     for folder in folders:
@@ -100,30 +111,36 @@ def find_scripts(
     return sorted(found), list(refused.values())
 
 
-def claimed(script: Path, root: Path, rule: NamingRule, glob: str | None) -> bool:
-    """Whether a file is a resource script: the glob says so when one is set, else the naming rule."""
-    if glob is not None:
-        try:
-            relative = script.relative_to(real_path(root)).as_posix()
-        except ValueError:
-            return False
-        return glob_program(glob).fullmatch(relative)
-    return rule.claims(script.name)
+def claimed(script: Path, root: Path, rule: NamingRule, scope: Scope | None) -> bool:
+    """Whether a file is a launch file: inside the scope (when one is set) and claimed by the naming rule.
+
+    Both must agree: a file the rule does not claim could not get a row from ``new``, and
+    one outside the scope (a CI launcher, an SFT script) was excluded on purpose.
+    """
+    if not rule.claims(script.name):
+        return False
+    if scope is None:
+        return True
+    try:
+        relative = script.relative_to(real_path(root)).as_posix()
+    except ValueError:
+        return False
+    return scope.contains(relative)
 
 
 def orphan_scripts(
-    dataset: DataSet, scripts: Sequence[Path], rule: NamingRule = PRESETS["seed"], glob: str | None = None
+    dataset: DataSet, scripts: Sequence[Path], rule: NamingRule = PRESETS["seed"], scope: Scope | None = None
 ) -> list[Diagnostic]:
-    """A finding for every resource script (as the rule or glob claims them) that no row links to.
+    """A finding for every launch file (as the scope and the rule say) that no row links to.
 
-    Only a file the repository calls a resource script can lack a row: verl's
+    Only a file the repository calls a launch file can lack a row: verl's
     ``run_<model>_<backend>.sh`` examples are not missing rows under the seed rule, and a
     ``new`` command that then refused them would be no help.
     """
     linked = set(dataset.scripts.values())  # already real paths: resolve_script returned them
     found = []
     for script in scripts:
-        if script in linked or not claimed(script, dataset.root, rule, glob):
+        if script in linked or not claimed(script, dataset.root, rule, scope):
             continue
         found.append(
             Diagnostic(
@@ -132,7 +149,8 @@ def orphan_scripts(
                 1,
                 Subtype.ORPHAN_SCRIPT,
                 f"no row links to this script; add its row with 'rlresources new {relpath(script)}', "
-                "or delete the script if it is not a verified configuration",
+                "or delete the script if it is not a verified configuration (or leave it out with a '!' glob "
+                "in tool.rlresources.launch_files)",
                 severity="warning",
             )
         )
@@ -197,14 +215,17 @@ def run(args: argparse.Namespace, out: Lines) -> int:
         tell(f"{PROG}: note: {one_line(skipped)}")
     found = list(dataset.diagnostics)
     note = ""
-    folders = script_folders(args, project, dataset)
     rule = naming_rule(project.naming)
+    scope = launch_scope(project, rule)
+    folders = script_folders(args, project, dataset, scope)
     scripts, refused = find_scripts(folders, dataset.root, rule.suffixes)
     found.extend(refused)
-    if any(not size.readable for size in dataset.sizes.values()):
+    if project.launch_files == []:
+        note = "; the orphan check is off (launch_files = [])"
+    elif any(not size.readable for size in dataset.sizes.values()):
         note = "; scripts without a row are checked once every data file can be read"
     else:
-        found.extend(orphan_scripts(dataset, scripts, rule, project.script_glob))
+        found.extend(orphan_scripts(dataset, scripts, rule, scope))
     found.sort()
     if args.format == "json":
         out.write(json_text([as_json(d) for d in found]))

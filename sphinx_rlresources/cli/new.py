@@ -33,7 +33,7 @@ from sphinx_rlresources.cli.common import (
 from sphinx_rlresources.cli.pageread import size_label
 from sphinx_rlresources.cli.yamlwrite import entry_text, schema_ref, yaml_scalar
 from sphinx_rlresources.core import naming, rowscript
-from sphinx_rlresources.core.crosscheck import known, stated
+from sphinx_rlresources.core.crosscheck import known, stated, task_parts
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.model import size_key
@@ -42,6 +42,8 @@ from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
+from sphinx_rlresources.scripts.frameworks import vocabulary_of
+from sphinx_rlresources.scripts.frameworks.vocabulary import task_key
 from sphinx_rlresources.scripts.run import Found, Run
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
@@ -109,30 +111,38 @@ def suggest_name(filename: str, run: Run) -> str | None:
     return name if parsed is not None else None
 
 
-#: A script's algorithm (the framework's estimator name) -> how the tables name the task.
-TASKS = {
-    "grpo": "GRPO",
-    "gae": "PPO",
-    "ppo": "PPO",
-    "rloo": "RLOO",
-    "remax": "ReMax",
-    "reinforce_plus_plus": "REINFORCE++",
-    "reinforce_plus_plus_baseline": "REINFORCE++-baseline",
-    "gspo": "GSPO",
-    "dapo": "DAPO",
-}
-
-
 def _task(named: dict[str, str], run: Run) -> str:
-    """The task from the name when the rule carries it, else from the script's algorithm and LoRA rank."""
-    if "task" in named:
-        return task_label(named["task"])
-    algorithm = _text(run.algorithm)
-    label = TASKS.get(algorithm or "")
-    if label is None:
-        return TODO
+    """The task from the name when the rule carries it, else from the script's algorithm in its framework's
+    vocabulary; ``-LoRA`` added whenever the script reads a LoRA rank (a name rarely says so)."""
     rank = run.lora_rank.value if known(run.lora_rank) else None
-    return f"{label}-LoRA" if rank else label if rank == 0 else TODO
+    words = vocabulary_of(run.framework)
+    if "task" in named:
+        label = task_label(named["task"])
+        spelled = [t for tasks in (words.tasks.values() if words else ()) for t in tasks]
+        label = next((t for t in spelled if task_key(t) == task_key(label)), label)  # dapo -> DAPO, as tables spell it
+    else:
+        dynamic = run.dynamic_sampling.value if known(run.dynamic_sampling) else None
+        found = words.label(_text(run.algorithm), dynamic) if words is not None else None
+        if found is None:
+            return TODO
+        label = found
+        if rank is None:
+            return TODO  # LoRA or not: unknown, and a row must say
+    _algorithm, lora = task_parts(label)
+    return f"{label}-LoRA" if rank and not lora else label
+
+
+_RUNTIME_VAR = re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)")
+
+
+def _model_comment(run: Run, hint: str) -> str:
+    """What to write for a model the script does not settle: given at run time, or named by the file only."""
+    given = _RUNTIME_VAR.search(run.model.written) if run.model.line else None
+    if given is not None:
+        return f"the model family and size; the script reads it from ${given.group(1)}: give that in env to check it"
+    if hint:
+        return f"the model family and size, e.g. {hint} (from the file name; the script does not say)"
+    return "the model family and size, e.g. Qwen2.5-7B (neither the name nor the script says)"
 
 
 def build_row(script: str, named: dict[str, str], run: Run, args: argparse.Namespace) -> Row:
@@ -162,7 +172,7 @@ def build_row(script: str, named: dict[str, str], run: Run, args: argparse.Names
         model = hint or TODO
         comments["model"] = f"from {run.model.written or model_path}, as the tables name models"
     else:
-        comments["model"] = f"the model family and size, e.g. {hint} (from the file name; the script does not say)"
+        comments["model"] = _model_comment(run, hint)
     gpus = int(named["gpus"]) if named.get("gpus", "").isdigit() else None
     device = named.get("device")
     values: dict[str, Any] = {

@@ -18,40 +18,10 @@ import re
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.safe.text import one_line
+from sphinx_rlresources.scripts.frameworks import vocabulary_of
+from sphinx_rlresources.scripts.frameworks.vocabulary import family, task_key
 from sphinx_rlresources.scripts.records import SCRIPT_COMMENT
-from sphinx_rlresources.scripts.run import Found, Origin, Requirement, Run
-
-#: Task algorithm (lowercase, without ``-LoRA``) -> the estimator values that run it.  DAPO,
-#: Dr. GRPO and GSPO are GRPO's group-relative advantage with other loss settings, so verl
-#: runs them with ``adv_estimator=grpo``; PPO is the value-model GAE estimator.  A task not
-#: listed here is not compared.
-ALGORITHMS: dict[str, frozenset[str]] = {
-    "ppo": frozenset({"gae"}),
-    "grpo": frozenset({"grpo"}),
-    "dapo": frozenset({"grpo"}),
-    "dr-grpo": frozenset({"grpo"}),
-    "drgrpo": frozenset({"grpo"}),
-    "gspo": frozenset({"grpo"}),
-    "grpo-passk": frozenset({"grpo_passk"}),
-    "reinforce++": frozenset({"reinforce_plus_plus"}),
-    "reinforce++-baseline": frozenset({"reinforce_plus_plus_baseline"}),
-    "rloo": frozenset({"rloo"}),
-    "remax": frozenset({"remax"}),
-    "opo": frozenset({"opo"}),
-    "gpg": frozenset({"gpg"}),
-}
-#: Frameworks whose algorithm setting speaks verl's estimator names (the table above).
-ESTIMATOR_NAMES = frozenset({"verl", "verl-recipe", "skyrl"})
-#: Row ``train`` values and the backend the script must then use.
-BACKENDS = {
-    "megatron": "megatron",
-    "fsdp": "fsdp",
-    "fsdp2": "fsdp",
-    "deepspeed": "deepspeed",
-    "dtensor": "dtensor",
-    "veomni": "veomni",
-    "torchtitan": "torchtitan",
-}
+from sphinx_rlresources.scripts.run import Found, Origin, Problem, Requirement, Run
 
 _LORA_PARTS = frozenset({"lora", "qlora"})
 
@@ -67,6 +37,18 @@ def task_parts(task: str) -> tuple[str, bool]:
 
 MAX_COUNT = 1_000_000
 """The most GPUs or nodes a count from the row's env may say (far beyond any run): more is a typo."""
+
+CHECKED = (
+    ("gpus", "gpus"),
+    ("engine", "infer"),
+    ("train_backend", "train"),
+    ("lora_rank", "task"),
+    ("algorithm", "task"),
+    ("model", "model"),
+    ("train_batch_size", "max_batch"),
+)
+"""The script settings the checks compare, and the row field each is compared with."""
+_USES = re.compile(r"uses \$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def known(found: Found[object]) -> bool:
@@ -109,6 +91,10 @@ class _Check:
     def run(self) -> list[Diagnostic]:
         for problem in self.r.problems:
             where = f"{self.script}:{problem.line}" if problem.line > 0 else self.script
+            uses = _USES.search(problem.message) if problem.kind == "unset" else None
+            if uses is not None and uses.group(1) == uses.group(1).upper():
+                self.runtime(problem, where, uses.group(1))  # an environment variable's name: given at run time
+                continue
             self.report("script", Subtype.SCRIPT_SANITY, f"{where}: {problem.message}", problem.severity)
         if self.r.launch_line or self.r.framework:
             self.env_counts()
@@ -133,7 +119,8 @@ class _Check:
 
     def at(self, found: Found[object]) -> str:
         """``script:line`` of a setting (or of the launch, for a default)."""
-        return f"{found.file or self.script}:{found.line or self.r.launch_line}"
+        line = found.line or self.r.launch_line
+        return f"{found.file or self.script}:{line}" if line else found.file or self.script  # a recipe has no launch
 
     def blamed_for(self, found: Found[object]) -> bool:
         """Whether a sanity problem already blames this setting (it is then not compared too)."""
@@ -142,6 +129,36 @@ class _Check:
     def clear(self, found: Found[object]) -> bool:
         """Whether a setting may be compared: known, and not already blamed as a mistake."""
         return known(found) and not self.blamed_for(found)
+
+    def decides(self, key: str) -> str | None:
+        """The row field whose check a script setting decides (None: no checked value depends on it)."""
+        if not key:
+            return None
+        pattern = re.compile(rf"(?<![\w.]){re.escape(key)}(?![\w.])")
+        for setting, field in CHECKED:
+            if pattern.search(getattr(self.r, setting).written):
+                return ("model_id" if self.entry.model_id else "model") if field == "model" else field
+        return None
+
+    def runtime(self, problem: Problem, where: str, var: str) -> None:
+        """An environment variable (upper case) the script reads without setting it or a default: given at run time.
+
+        NeMo-RL's launchers pass checkpoints so (``policy.model_name=$NRL_..._CKPT``): that is no
+        mistake, and a finding only when the value decides something a row states and the row's
+        ``env:`` does not give it (with it, the variable is set and no problem is made).  A lower-case
+        name (``$data_path``) is the script's own variable by convention, never set: still a mistake.
+        """
+        field = self.decides(problem.key)
+        if field is None:
+            return
+        self.report(
+            field,
+            Subtype.SCRIPT_SANITY,
+            f"{where}: {problem.key} is given at run time by ${var}, which the script reads without setting it or "
+            f"giving a default, so the row's {field} cannot be checked against it; give it in the row's env "
+            f"(env: {{{var}: ...}}) with the value the row was measured with",
+            "warning",
+        )
 
     # -- the checks ----------------------------------------------------------------------
     def env_counts(self) -> None:
@@ -196,9 +213,9 @@ class _Check:
         )
 
     def train(self) -> None:
-        want = BACKENDS.get(self.entry.train.lower())
+        want = family(self.entry.train)
         got = self.r.train_backend
-        if want is None or not self.clear(got) or want == got.value:
+        if want is None or not self.clear(got) or want == family(str(got.value)):
             return
         verl = self.r.framework in ("verl", "verl-recipe")
         hint = (
@@ -224,11 +241,7 @@ class _Check:
         value = int(rank.value or 0)
         key = _key(rank) or "the LoRA rank"
         if says_lora and value <= 0:
-            what = (
-                f"{self.at(rank)} sets {_w(rank)}"
-                if stated(rank)
-                else f"{self.script}:{self.r.launch_line} sets no {key}"
-            )
+            what = f"{self.at(rank)} sets {_w(rank)}" if stated(rank) else f"{self.at(rank)} sets no {key}"
             self.report(
                 "task",
                 Subtype.SCRIPT_LORA,
@@ -244,23 +257,24 @@ class _Check:
             )
 
     def algorithm(self) -> None:
+        """The task against the algorithm the script runs, in its framework's vocabulary (unknown: not compared)."""
         found = self.r.algorithm
-        name, _lora = task_parts(self.entry.task)
-        expected = ALGORITHMS.get(name)
-        if (
-            self.r.framework not in ESTIMATOR_NAMES
-            or not stated(found)
-            or not self.clear(found)
-            or expected is None
-            or found.value in expected
-        ):
+        words = vocabulary_of(self.r.framework)
+        if words is None or not stated(found) or not self.clear(found):
+            return
+        if words.runs(str(found.value), self.entry.task) is not False:
             return
         key = _key(found)
-        means = " or ".join(f"{key}={value}" if key else str(value) for value in sorted(expected))
+        means = " or ".join(f"{key}={value}" if key else str(value) for value in words.means(self.entry.task))
+        runs = words.label(str(found.value), self.r.dynamic_sampling.value)
         self.report(
             "task",
             Subtype.SCRIPT_ALGORITHM,
-            f"task '{self.entry.task}' means {means} but {self.at(found)} runs {_w(found)}; fix the task or the script",
+            f"task '{self.entry.task}' "
+            + (f"means {means}" if means else f"is not what {self.r.framework} runs")
+            + f" but {self.at(found)} runs {_w(found)}"
+            + (f" ({runs})" if runs and task_key(runs) != task_key(str(found.value)) else "")
+            + "; fix the task or the script",
         )
 
     def model(self) -> None:

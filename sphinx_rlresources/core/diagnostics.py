@@ -39,6 +39,7 @@ class Subtype(str, enum.Enum):
     DUPLICATE_ROW = ("duplicate_row", "Two rows link the same script.")
     TOO_MANY = ("too_many", "A file has more findings than are listed; one line counts the rest.")
     URL = ("url", "A URL field uses a scheme other than http, https or mailto.")
+    MODEL_ID = ("model_id", "A row's ``model`` and its own ``model_id`` name different models.")
     # -- the row's script ------------------------------------------------------
     SCRIPT_PATH = ("script_path", "A ``script`` path is absolute, uses ``..`` or leaves the root.")
     SCRIPT_MISSING = ("script_missing", "The script a row links to does not exist.")
@@ -55,9 +56,9 @@ class Subtype(str, enum.Enum):
     # -- the row against what its script runs (crosscheck) ---------------------
     SCRIPT_GPUS = ("script_gpus", "The row's ``gpus`` differs from the script's ``n_gpus_per_node × nnodes``.")
     SCRIPT_INFER = ("script_infer", "The row's ``infer`` differs from the script's ``rollout.name``.")
-    SCRIPT_TRAIN = ("script_train", "The row's ``train`` (fsdp/megatron) differs from the script's backend.")
+    SCRIPT_TRAIN = ("script_train", "The row's ``train`` is of another family (FSDP, Megatron...) than the script's.")
     SCRIPT_LORA = ("script_lora", "The task says LoRA but the script trains in full, or the other way round.")
-    SCRIPT_ALGORITHM = ("script_algorithm", "The task's algorithm differs from the script's ``adv_estimator``.")
+    SCRIPT_ALGORITHM = ("script_algorithm", "The task is not what the script's algorithm (``adv_estimator``...) runs.")
     SCRIPT_MODEL = ("script_model", "The script trains another model than the row's ``model``/``model_id``.")
     SCRIPT_BATCH = ("script_batch", "The row's ``max_batch`` differs from the script's ``data.train_batch_size``.")
     SCRIPT_RECORD = (
@@ -68,7 +69,10 @@ class Subtype(str, enum.Enum):
         "engine_version",
         "The row's engine version is older than what the framework (or the script) requires.",
     )
-    SCRIPT_SANITY = ("script_sanity", "A script mistake: a missing ``$``, or a variable the script never sets.")
+    SCRIPT_SANITY = (
+        "script_sanity",
+        "A script mistake (a missing ``$``...), or a checked value given at run time that the row's ``env`` lacks.",
+    )
     UNKNOWN_DEVICE = (
         "unknown_device",
         "A row's ``device`` is none of the GPUs the project knows (a typo such as ``H10O``).",
@@ -77,7 +81,10 @@ class Subtype(str, enum.Enum):
         "implausible",
         "Even the lower bound of the row's memory does not fit its own GPUs (``rlresources estimate``).",
     )
-    ORPHAN_SCRIPT = ("orphan_script", "A ``*.sh`` file in the scripts folders has no row (``rlresources lint``).")
+    ORPHAN_SCRIPT = (
+        "orphan_script",
+        "A launch file (``launch_files``, the naming rule's) has no row (``rlresources lint``).",
+    )
     PLACEHOLDER = ("placeholder", "A field still holds the ``TODO`` that ``rlresources new`` wrote; fill it in.")
     # -- drawing a table -------------------------------------------------------
     UNKNOWN_SIZE = ("unknown_size", "A directive names a size that has no data file.")

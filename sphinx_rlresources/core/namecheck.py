@@ -17,6 +17,8 @@ from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
 from sphinx_rlresources.estimator.devices import canonical
 from sphinx_rlresources.safe.text import one_line
+from sphinx_rlresources.scripts.frameworks import name_says_task
+from sphinx_rlresources.scripts.frameworks.vocabulary import family
 from sphinx_rlresources.scripts.run import Run
 
 
@@ -33,7 +35,31 @@ def check_naming(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagno
     if named is not None:
         found += check_model(entry, run, named.get("model"))
     found += check_size(entry, named.get("model") if named else None)
+    found += check_model_id(entry)
     return found
+
+
+def check_model_id(entry: Entry) -> list[Diagnostic]:
+    """The row's ``model`` against its own ``model_id``: one names what the other loads.
+
+    Both are reduced to what identifies a model (:func:`model_key`: ``Qwen/Qwen2.5-7B-Instruct``
+    -> ``qwen257b``); one containing the other agrees (``Llama-3.1-8B`` and
+    ``meta-llama/Meta-Llama-3.1-8B-Instruct``), anything else is a finding.
+    """
+    if not entry.model_id:
+        return []
+    said, loads = model_key(entry.model), model_key(entry.model_id)
+    if not said or not loads or said in loads or loads in said:
+        return []
+    return [
+        row_diagnostic(
+            entry,
+            "model_id",
+            Subtype.MODEL_ID,
+            f"row says model '{one_line(entry.model, 60)}' but its model_id '{one_line(entry.model_id, 120)}' is "
+            "another model; fix model (the name the tables show) or model_id (the checkpoint it was measured with)",
+        )
+    ]
 
 
 def _script_runs(run: Run | None, name: str) -> str | None:
@@ -140,13 +166,12 @@ def _agrees(field: str, named: str, entry: Entry) -> bool:
         got = _norm(named)
         return any(got in _norm(want) or _norm(want) in got for want in (entry.model, entry.model_id or "") if want)
     if field == "task":
-        algorithm, _lora = crosscheck.task_parts(entry.task)
-        return _norm(named) in (_norm(entry.task), _norm(algorithm))
+        return name_says_task(named, entry.task) is not False
     if field == "gpus":
         return named.isdigit() and int(named) == entry.gpus
     if field == "train":
-        want = crosscheck.BACKENDS.get(entry.train.lower(), entry.train.lower())
-        return crosscheck.BACKENDS.get(named.removesuffix("_lite").lower(), named.lower()) == want
+        want = family(entry.train) or entry.train.lower()
+        return (family(named) or named.lower()) == want
     if field == "infer":
         return _norm(named) == _norm(re.sub(r"[0-9.]+$", "", entry.infer.lower()) or entry.infer)
     return _norm(named) == _norm(getattr(entry, ROW_FIELDS[field]))

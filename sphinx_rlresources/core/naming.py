@@ -109,6 +109,9 @@ class NamingRule:
     """A preset's own expression (written here, linear on a name), or a pattern's program."""
     claim: re.Pattern[str] | Program
     suffixes: tuple[str, ...] = (".sh",)
+    scope: tuple[str, ...] = ()
+    """Where the framework keeps its launch files, as globs from the root: the orphan check's
+    default scope (``launch_files``) under this rule; empty: the ``scripts`` folders."""
 
     def claims(self, filename: str) -> bool:
         return len(filename) <= NAME_MAX and bool(self.claim.fullmatch(filename))
@@ -168,7 +171,7 @@ def _program_fields(program: Program, filename: str) -> tuple[tuple[str, str], .
 
 
 MAX_PATTERN = 200
-"""The longest naming pattern or script glob the settings accept, in characters."""
+"""The longest naming pattern (or ``launch_files`` glob, :mod:`.globs`) the settings accept, in characters."""
 MAX_DEPTH = 3
 """How deeply optional parts may nest in a naming pattern (``[_{variant}[-{any}]]`` is 2)."""
 NAME_MAX = 255
@@ -269,6 +272,14 @@ def _suffixes(pattern: str) -> tuple[str, ...]:
     return (f".{tail}",) if tail and "{" not in tail and "]" not in tail else (".sh",)
 
 
+OPENRLHF_RL = "ppo|grpo|dapo|gspo|dr_grpo|reinforce|reinforce_baseline|rloo|prorlv2|vlm_math"
+"""The first words of OpenRLHF's RL launchers (examples/scripts/train_<algo>_*.sh at OpenRLHF/OpenRLHF@34ba290);
+its SFT, DPO, KTO, RM, PRM and distillation launchers are no RL runs, so they are not claimed."""
+TRL_TRAINERS = "grpo|rloo|ppo|gspo"
+"""TRL's RL trainers whose name is the task (examples/scripts/grpo_vlm.py, rloo.py, gspo.py at huggingface/trl)."""
+TRL_OTHER = "online_dpo|dpo_online|nash_md|xpo"
+"""TRL's online trainers whose name is not a table's task spelling: claimed, not compared."""
+
 PRESETS: dict[str, NamingRule] = {
     # Claimed: six fields or more (a name breaking the rule by one '_' too many is still one of
     # its scripts), one of them a bare GPU count, and not verl's other convention: verl's
@@ -283,20 +294,65 @@ PRESETS: dict[str, NamingRule] = {
         re.compile(rf"run_(?P<model>.+?)_(?P<train>{'|'.join(VERL_BACKENDS)})\.sh"),
         re.compile(r"run_.+\.sh"),
     ),
+    # Recipes (examples/configs/recipes/llm/*.yaml) and the test-suite launchers that run them
+    # (tests/test_suites/llm/*.sh) share one name (NVIDIA-NeMo/RL tests/test_suites/README.md);
+    # the cluster part is optional: dapo-qwen2.5-7b.yaml and grpo-deepscaler-1.5b-8K.sh have none.
+    # The model part is not compared: of NVIDIA-NeMo/RL@7ea279a's 235 recipes that name a model,
+    # 55 abbreviate it (nanov3-30BA3B), add a dataset (dapomath17k-dsv3) or a teacher
+    # (qwen3-32b-to-1.7b-base); the recipe's own policy.model_name is compared instead.
+    # vlm_grpo-... recipes run GRPO on a vision-language model.
     "nemo-rl": NamingRule(
         "nemo-rl",
-        "<algo>-<model>-<N>n<G>g[-variant].yaml",
+        "<algo>-<model>[-<N>n<G>g][-variant].yaml|.sh",
         re.compile(
-            r"(?P<task>[a-z0-9]+)-(?P<model>.+?)-(?P<nodes>[0-9]+)n(?P<gpus_per_node>[0-9]+)g(?:-(?P<variant>.+))?\.ya?ml"
+            r"(?:vlm_)?(?P<task>[a-z0-9_]+)-(?P<any>[^/]+?)"
+            r"(?:-(?P<nodes>[0-9]+)n(?P<gpus_per_node>[0-9]+)g(?:-(?P<variant>[^/]+))?)?\.(?:ya?ml|sh)"
         ),
-        re.compile(r"[a-z0-9]+-.+\.ya?ml"),
-        (".yaml", ".yml"),
+        re.compile(r"[a-z0-9_]+-[^/]+\.(?:ya?ml|sh)"),
+        (".yaml", ".yml", ".sh"),
+        ("examples/configs/recipes/**/*.yaml",),
+    ),
+    # OpenRLHF: train_<algo>[_<what>].sh (examples/scripts at OpenRLHF/OpenRLHF@34ba290). The
+    # algorithm word is not compared: the script's --advantage_estimator says the task.
+    "openrlhf": NamingRule(
+        "openrlhf",
+        "train_<algo>[_<variant>].sh",
+        re.compile(rf"train_(?P<any>{OPENRLHF_RL})(?:_(?P<variant>[^/]+))?\.sh"),
+        re.compile(rf"train_(?:{OPENRLHF_RL})(?:_[^/]+)?\.sh"),
+    ),
+    # slime: run-<model>[-variant].sh (scripts/run-qwen3-4B.sh, run-qwen3-30B-A3B-fsdp.sh at
+    # THUDM/slime); its SFT launchers (run-qwen3-4B-base-sft.sh) are not claimed. The model part
+    # is not compared: run-glm4-9B.sh trains GLM-Z1-9B-0414 (THUDM/slime@624b824); the script's
+    # --hf-checkpoint is compared with the row instead.
+    "slime": NamingRule(
+        "slime",
+        "run-<model>[-variant].sh",
+        re.compile(r"run-(?P<any>[^/]+)\.sh"),
+        re.compile(r"run-(?![^/]*-sft\.sh$)[^/]+\.sh"),
+    ),
+    # SkyRL: run_<what>.sh under examples/train (run_gsm8k.sh, run_dapo_qwen3_1.7b_aime.sh at
+    # NovaSky-AI/SkyRL); the name carries no field a row states, so none is compared.
+    "skyrl": NamingRule(
+        "skyrl",
+        "run_<what>.sh",
+        re.compile(r"run_(?P<any>[^/]+)\.sh"),
+        re.compile(r"run_(?!sft|eval|generation|tinker)[^/]+\.sh"),
+        (".sh",),
+        ("examples/train/**/*.sh",),
+    ),
+    # TRL: <trainer>[_variant].py or .sh (examples/scripts/grpo_vlm.py, rloo.py at huggingface/trl).
+    "trl": NamingRule(
+        "trl",
+        "<trainer>[_variant].py|.sh",
+        re.compile(rf"(?:async_)?(?:(?P<task>{TRL_TRAINERS})|(?P<any>{TRL_OTHER}))(?:_(?P<variant>[^/]+))?\.(?:py|sh)"),
+        re.compile(rf"(?:async_)?(?:{TRL_TRAINERS}|{TRL_OTHER})(?:_[^/]+)?\.(?:py|sh)"),
+        (".py", ".sh"),
     ),
 }
 
 
 def naming_rule(value: str) -> NamingRule:
-    """The rule a setting names: a preset (``seed``, ``verl``, ``nemo-rl``) or a pattern of ``{fields}``."""
+    """The rule a setting names: a preset (:data:`PRESETS`) or a pattern of ``{fields}``."""
     if value in PRESETS:
         return PRESETS[value]
     if "{" not in value:
@@ -308,41 +364,9 @@ def naming_rule(value: str) -> NamingRule:
 def rule_problem(value: object) -> str | None:
     """Why a ``naming`` setting is unusable, or None (the settings table's rule)."""
     if not isinstance(value, str) or not value:
-        return "must be a preset (seed, verl, nemo-rl) or a pattern such as 'run_{model}_{train}.sh'"
+        return f"must be a preset ({', '.join(PRESETS)}) or a pattern such as 'run_{{model}}_{{train}}.sh'"
     try:
         naming_rule(value)
     except ValueError as err:
         return f"{err}, e.g. 'run_{{model}}_{{train}}.sh'"
     return None
-
-
-@functools.lru_cache(maxsize=16)  # one glob per run, asked once per script
-def glob_program(glob: str) -> Program:
-    """A glob from the root (``examples/tuning/**/*.sh``) as a program over ``/``-separated paths.
-
-    ``**/`` crosses any number of folders, ``*`` and ``?`` stay inside one name (as in
-    ``pathlib``'s full match, which Python 3.10 lacks).  Matched without backtracking:
-    ``*a*a*a*b`` would take a regular expression time in a high power of a path's length.
-    """
-    steps: list[Step] = []
-    index = 0
-    while index < len(glob):
-        if glob.startswith("**/", index):
-            loop = len(steps)
-            steps += [
-                Step("split"),
-                Step("one", NAME),
-                Step("more", NAME),
-                Step("char", "/"),
-                Step("jump", target=loop),
-            ]
-            steps[loop] = Step("split", target=len(steps))
-            index += 3
-            continue
-        char = glob[index]
-        if char in "*?":
-            steps.append(Step("more", NAME) if char == "*" else Step("one", NAME))
-        else:
-            literal(steps, char, joinable=True)  # every jump here lands after a loop's last step, never in a run
-        index += 1
-    return Program(tuple(steps))

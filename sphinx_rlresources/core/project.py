@@ -43,7 +43,7 @@ class Project:
     script_ref: str = PYPROJECT_SETTINGS["script_ref"].default
     max_file_size: int | None = None
     naming: str = PYPROJECT_SETTINGS["naming"].default
-    script_glob: str | None = None
+    launch_files: list[str] | None = None
 
 
 def find_pyproject(start: Path) -> tuple[Path, dict[str, Any]] | None:
@@ -134,6 +134,19 @@ def outside(repository: Path, root: Path, data: Path | None, scripts: Sequence[P
     return found
 
 
+def _refuse_script_glob(table: dict[str, Any], path: Path) -> None:
+    """``script_glob`` (a string) became ``launch_files`` (a list): say the line to write instead."""
+    if "script_glob" not in table:
+        return
+    glob = table["script_glob"]
+    instead = json.dumps([glob] if isinstance(glob, str) else glob)  # escapes line breaks and control bytes
+    instead = instead if len(instead) <= 120 else '["examples/**/*.sh"]'  # a stranger's long value is not echoed
+    raise SettingsError(
+        f"{relpath(path)}: tool.rlresources.script_glob was replaced by launch_files, a list of globs; "
+        f"write launch_files = {instead} instead"
+    )
+
+
 def load_project(start: Path | None = None) -> Project:
     """Read ``[tool.rlresources]`` from the nearest ``pyproject.toml`` that has it."""
     start = (start or Path.cwd()).resolve()
@@ -142,6 +155,7 @@ def load_project(start: Path | None = None) -> Project:
         return Project(base=start)
     path, table = found
     base = path.parent
+    _refuse_script_glob(table, path)
     unknown = sorted(set(table) - set(PYPROJECT_SETTINGS))
     if unknown:
         raise SettingsError(
@@ -164,5 +178,5 @@ def load_project(start: Path | None = None) -> Project:
         script_ref=values["script_ref"] or PYPROJECT_SETTINGS["script_ref"].default,
         max_file_size=values["max_file_size"],
         naming=values["naming"] or PYPROJECT_SETTINGS["naming"].default,
-        script_glob=values["script_glob"],
+        launch_files=values["launch_files"],
     )

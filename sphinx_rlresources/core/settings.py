@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sphinx_rlresources.core.naming import MAX_PATTERN, rule_problem
+from sphinx_rlresources.core.globs import scope_problem
+from sphinx_rlresources.core.naming import rule_problem
 from sphinx_rlresources.core.urls import WEB_SCHEMES, url_template_problem
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
@@ -54,16 +55,6 @@ FAIL_ON = ("never", "error", "warning")
 
 def _fail_on(value: Any) -> str | None:
     return None if value in FAIL_ON else f"must be one of {', '.join(repr(v) for v in FAIL_ON)}"
-
-
-def _glob(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not value or value.startswith("/") or ".." in value.split("/"):
-        return "must be a glob from the repository root, e.g. 'examples/tuning/**/*.sh'"
-    if len(value) > MAX_PATTERN:
-        return f"is {len(value)} characters long; a glob has at most {MAX_PATTERN}, e.g. 'examples/tuning/**/*.sh'"
-    return None
 
 
 def _non_empty(value: Any) -> str | None:
@@ -106,8 +97,8 @@ class Setting:
     @property
     def expected(self) -> str:
         """What a value of the wrong type is told it must be."""
-        if self.problem is not None and int in self.types:
-            return self.problem(0) or ""  # the rule says which number is wanted
+        if self.problem is not None and (int in self.types or self.problem is scope_problem):
+            return self.problem(0) or ""  # the rule says which number (or list) is wanted
         if list in self.types:
             return "must be a list of folders"
         if bool in self.types:
@@ -172,9 +163,12 @@ SETTINGS: tuple[Setting, ...] = (
         "naming",
         "seed",
         (str,),
-        "How the repository names its resource scripts: a preset -- ``seed`` (the seed page's "
+        "How the repository names its launch files: a preset -- ``seed`` (the seed page's "
         "``[model]_[task]_[gpunums]_[device]_[train]_[infer].sh``), ``verl`` (``run_<model>_<backend>.sh``), "
-        "``nemo-rl`` (``<algo>-<model>-<N>n<G>g[-variant].yaml``) -- or a pattern of named fields such as "
+        "``nemo-rl`` (``<algo>-<model>[-<N>n<G>g][-variant].yaml`` recipes and their ``.sh`` test-suite "
+        "launchers), ``openrlhf`` (``train_<algo>[_<variant>].sh``), ``slime`` (``run-<model>[-variant].sh``), "
+        "``skyrl`` (``run_<what>.sh``), ``trl`` (``<trainer>[_variant].py`` or ``.sh``) -- or a pattern of "
+        "named fields such as "
         "``'run_{model}_{train}.sh'`` (fields: ``{model}``, ``{task}``, ``{gpus}``, ``{device}``, ``{train}``, "
         "``{infer}``, ``{nodes}``, ``{gpus_per_node}``, ``{variant}``, ``{any}``; ``[...]`` is optional). Only the "
         "fields the rule names are compared with the row, and only files the rule claims can be scripts without "
@@ -184,13 +178,16 @@ SETTINGS: tuple[Setting, ...] = (
         on_invalid="the seed rule is used",
     ),
     Setting(
-        "script_glob",
+        "launch_files",
         None,
-        (str, type(None)),
-        "Which files under ``scripts`` are resource scripts, as a glob from the root "
-        "(``'examples/tuning/**/*.sh'``); ``None`` lets the naming rule decide. Only these can be reported as "
-        "scripts without a row (``rlresources lint``).",
-        problem=_glob,
+        (list, type(None)),
+        "Which files are launch files, each of which needs a row (``rlresources lint``'s orphan check): globs "
+        "from the root (``*``, ``?``, ``[a-z]``, ``[!0-9]``, and ``**`` for any number of folders), a ``!`` "
+        "before a glob to exclude what it matches, e.g. ``['examples/configs/recipes/**/*.yaml', "
+        "'!**/*-quick*.yaml']``; ``[]`` turns the check off. Unset: the naming preset's folders (NeMo-RL: "
+        "``examples/configs/recipes/**/*.yaml``; SkyRL: ``examples/train/**/*.sh``), "
+        "else the ``scripts`` folders. Either way only a file the naming rule claims is a launch file.",
+        problem=scope_problem,
     ),
     Setting(
         "max_file_size",

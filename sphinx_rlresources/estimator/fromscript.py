@@ -22,12 +22,8 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
 from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
+from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.run import Found, Origin, Run
-
-VERL_FRAMEWORKS = frozenset({"verl", "verl-recipe"})
-"""Frameworks whose FSDP actor keeps fp32 parameters (``torch_dtype=float32`` for the actor) and whose
-offload is by phase (``load_fsdp_model_to_gpu``/``load_fsdp_optimizer`` before the update) unless the
-script asks for FSDP2's ``offload_policy``: an adapter that leaves ``offload_mode`` unsaid gets that."""
 
 #: Plan field -> (the value assumed when nothing says, why).  One table for --row and --model.
 SILENT: dict[str, tuple[Any, str]] = {
@@ -177,9 +173,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     ignored: list[str] = []
     values: dict[str, Any] = {}
     floor_values: list[tuple[str, Any]] = []
-    framework = (run.framework or "").lower()
-    if run.offload_mode.value is None and framework in VERL_FRAMEWORKS:
-        values["offload_mode"] = "phase"  # the framework's own default, not an assumption
+    # The framework's own facts (verl: fp32 FSDP parameters, offload by phase), from its vocabulary.
+    words = vocabulary_of((run.framework or "").lower())
+    if run.offload_mode.value is None and words is not None and words.offload_mode:
+        values["offload_mode"] = words.offload_mode  # the framework's own default, not an assumption
     framework_default = Origin.FRAMEWORK_DEFAULT
     for (name, least, mechanism, bounds, floor_pair), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
@@ -229,7 +226,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         device_gib=device_gib,
         lora_rank=int(lora),
         train=backend,
-        param_bytes=4 if backend == "fsdp" and framework in VERL_FRAMEWORKS else 2,
+        param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
         engine="sglang" if engine.startswith("sglang") else "vllm",
         budget_of="free" if engine.startswith("sglang") else "device",
         critic=run.critic.value,

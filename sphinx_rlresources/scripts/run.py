@@ -169,6 +169,9 @@ class Run:
     use_kl: Found[bool] = UNKNOWN
     """Whether a reference model is needed (KL in the loss or in the reward)."""
     critic: Found[bool] = UNKNOWN
+    dynamic_sampling: Found[bool] = UNKNOWN
+    """Whether groups whose rewards are all equal are filtered out and sampled again (DAPO's
+    dynamic sampling; OpenRLHF's ``--dynamic_filtering``): GRPO with it on is DAPO."""
     # -- lengths and batches ----------------------------------------------------------------
     prompt_length: Found[int] = UNKNOWN
     response_length: Found[int] = UNKNOWN

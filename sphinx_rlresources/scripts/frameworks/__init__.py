@@ -26,6 +26,7 @@ from sphinx_rlresources.scripts.frameworks import (
     trl,
     verl,
 )
+from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary, says_lora, task_key
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.records import batch_logs, requirements
@@ -69,6 +70,47 @@ CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")
+UNREAD_SUFFIXES = (".py", ".toml", ".json", ".cfg", ".ini")
+"""Files that define a run but are not read (a Python entry point, a TOML config): what they ask for is unknown."""
+VOCABULARIES: dict[str, Vocabulary] = {
+    v.framework: v
+    for v in (
+        verl.VOCABULARY,
+        openrlhf.VOCABULARY,
+        slime.VOCABULARY,
+        trl.VOCABULARY,
+        skyrl.VOCABULARY,
+        nemorl.VOCABULARY,
+        openinstruct.VOCABULARY,
+        roll.VOCABULARY,
+    )
+}
+VOCABULARIES["verl-recipe"] = verl.VOCABULARY  # verl's recipe/ launchers speak verl's names
+
+
+def name_says_task(word: str, task: str) -> bool | None:
+    """Whether a file name's algorithm word (``grpo``, ``dapo``) agrees with a row's task; None: not compared.
+
+    The word may be an algorithm (NeMo-RL's ``grpo-gspo-…`` recipes run GSPO with GRPO's
+    estimator: any task that algorithm runs agrees) or a task (``dapo``); a word no
+    framework's vocabulary knows (``cispo``, ``mopd``, ``prorlv2``) says nothing checkable.
+    """
+    said, row = task_key(word), task_key(task)
+    if says_lora(word) != says_lora(task) and says_lora(word):
+        return False  # the name says LoRA, the row does not (a row's -LoRA a name may leave out)
+    if said == row:
+        return True
+    runs = {task_key(t) for words in VOCABULARIES.values() for t in words.tasks.get(word.lower(), ())}
+    if runs:
+        return row in runs
+    return False if any(said in words.known_tasks for words in VOCABULARIES.values()) else None
+
+
+def vocabulary_of(framework: str | None) -> Vocabulary | None:
+    """The words of the framework a script was read as (None: no adapter read it, or one without a vocabulary)."""
+    return VOCABULARIES.get(framework or "")
+
+
 NEVER_LAUNCHES = frozenset(
     {
         *(":", "[", "cd", "echo", "exit", "false", "popd", "printf", "pushd", "pwd", "return", "set", "shift"),
@@ -123,4 +165,6 @@ def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files:
     """A launch script or a recipe config, by its name: the one entry of ``inspect`` and of the checks."""
     if path.lower().endswith(CONFIG_SUFFIXES):
         return read_config(text, path, files)
+    if path.lower().endswith(UNREAD_SUFFIXES):
+        return Run(path=path)
     return read_run(text, path, env, files)

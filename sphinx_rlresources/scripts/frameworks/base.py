@@ -103,12 +103,14 @@ def first(*found: Found[T]) -> Found[T]:
 def derived(value: T | None, parts: Iterable[Found[object]], written: str) -> Found[T]:
     """A value computed from others (GPUs = nodes × GPUs per node): its origin is the weakest of theirs."""
     items = list(parts)
+    # The line cited is the first part's that has one, in that part's file: an inherited config's
+    # line is not the script's (cluster.num_nodes at grpo_math_1B.yaml:521, not launcher.sh:521).
+    cited = next((p for p in items if p.line), None)
+    line, file = (cited.line, cited.file) if cited is not None else (0, "")
     if value is None or any(p.value is None for p in items):
-        line = next((p.line for p in items if p.line), 0)
-        return Found(None, Origin.UNKNOWN if not any(p.line for p in items) else Origin.RUNTIME, line, written)
+        return Found(None, Origin.UNKNOWN if cited is None else Origin.RUNTIME, line, written, file)
     weakest = max((p.origin for p in items), key=lambda o: RANK.get(o, len(RANK)))
-    line = next((p.line for p in items if p.line), 0)
-    return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written)
+    return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written, file)
 
 
 @dataclass(frozen=True)

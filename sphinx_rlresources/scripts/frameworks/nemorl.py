@@ -32,11 +32,26 @@ from sphinx_rlresources.scripts.frameworks.layers import (
     to_model,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "nemo-rl"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # The recipe's algorithm block, or grpo.adv_estimator.name when it names one (nemo_rl/algorithms).
+        "grpo": GROUP_TASKS,
+        "reinforce_plus_plus": ("REINFORCE++",),
+        "ppo": ("PPO",),
+        "distillation": ("Distillation",),
+        "dpo": ("DPO",),
+        "sft": ("SFT",),
+        "rm": ("RM",),
+    },
+    naming="nemo-rl",
+)
 ALGORITHMS = ("grpo", "ppo", "distillation", "dpo", "sft", "rm")
 """The top-level block that names a recipe's algorithm (one per base config)."""
 P = "policy"

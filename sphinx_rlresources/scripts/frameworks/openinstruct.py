@@ -28,11 +28,14 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 from sphinx_rlresources.scripts.unset import more_message, unset_message, unset_uses
 
 NAME = "open-instruct"
+VOCABULARY = Vocabulary(NAME, {"grpo": GROUP_TASKS})
+"""open-instruct's grpo_fast trains GRPO (and its DAPO-style variants by loss settings)."""
 T = TypeVar("T")
 ENTRY_POINTS = ("open_instruct/grpo_fast.py", "open_instruct/grpo.py")
 #: Flags grpo_fast no longer has (HfArgumentParser rejects them) -> what replaced them.

@@ -46,6 +46,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     module_after,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import GROUP_RELATIVE, common_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
@@ -53,6 +54,20 @@ NAME = "openrlhf"
 ENTRY_POINTS = ("openrlhf.cli.train_ppo_ray", "openrlhf/cli/train_ppo_ray.py", "examples/train_ppo_ray.py")
 """The module since v0.3.6, and the script before it (``python3 examples/train_ppo_ray.py``)."""
 T = TypeVar("T")
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # --advantage_estimator's choices (openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62) as
+        # OpenRLHF's README names them; group_norm is GRPO, DAPO with --dynamic_filtering (its DAPO example).
+        "gae": ("PPO",),
+        "reinforce": ("REINFORCE++",),
+        "reinforce_baseline": ("REINFORCE++-baseline", "REINFORCE-baseline"),
+        "rloo": ("RLOO",),
+        "group_norm": ("GRPO", "DAPO", "GSPO"),
+        "dr_grpo": ("Dr.GRPO",),
+    },
+    naming="openrlhf",
+)
 
 
 class Setting(NamedTuple):
@@ -101,6 +116,8 @@ SETTINGS: dict[str, Setting] = {
     "n_samples": Setting("rollout.n_samples_per_prompt", ("n_samples_per_prompt",), 1, True),  # 413 / 351
     "init_kl": Setting("algo.kl.init_coef", ("init_kl_coef",), 0.01, True),  # 419 / 361
     "estimator": Setting("algo.advantage.estimator", ("advantage_estimator",), "gae", True),  # 477 / 383
+    # A switch since v0.8 (examples/scripts/train_dapo_ray_hybrid_engine.sh); no default taken: older releases lack it.
+    "dynamic_filtering": Setting("algo.dynamic_filtering_enable", ("dynamic_filtering",)),
     "ring_attn": Setting("ds.ring_attn_size", ("ring_attn_size",), 1),  # 506
     "model": Setting("actor.model_name_or_path", ("pretrain",)),  # 517 / 414
     "remote_reward": Setting("reward.remote_url", ("remote_rm_url",)),  # 519 / 416
@@ -119,6 +136,7 @@ SWITCHES = frozenset(
         "adam_offload",
         "dynamic_batch",
         "ref_offload",
+        "dynamic_filtering",
     )
     for name in (SETTINGS[key].dotted, *SETTINGS[key].flat)
 )
@@ -225,6 +243,7 @@ class _Reader:
             lora_targets=self.get("lora_targets", as_text),
             model=self.get("model", as_model),
             algorithm=estimator,
+            dynamic_sampling=self.get("dynamic_filtering", as_bool),
             use_kl=use_kl,
             critic=critic,
             prompt_length=prompt,

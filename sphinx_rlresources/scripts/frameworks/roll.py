@@ -22,9 +22,12 @@ from sphinx_rlresources.scripts.files import Files, relative_to
 from sphinx_rlresources.scripts.frameworks.base import default, first
 from sphinx_rlresources.scripts.frameworks.inherit import SELF, Parent, merge_chain
 from sphinx_rlresources.scripts.frameworks.layers import Merged, to_bool, to_float, to_int, to_lower, to_model, to_text
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "roll"
+VOCABULARY = Vocabulary(NAME, {"gae": ("PPO",), "grpo": GROUP_TASKS})
+"""ROLL's adv_estimator values whose task is plain; its others (reinforce, gigpo...) are not compared."""
 #: ROLL's role blocks and the neutral role each plays, in the order they are reported.
 ROLES = {
     "actor_train": "trainer",

@@ -31,12 +31,27 @@ from sphinx_rlresources.scripts.frameworks.base import (
     module_after,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 from sphinx_rlresources.scripts.settings import ScriptSettings
 
 NAME = "skyrl"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # trainer.algorithm.advantage_estimator (skyrl-train's AdvantageEstimator at NovaSky-AI/SkyRL): DAPO
+        # and Dr.GRPO are GRPO with other loss and sampling settings (docs/algorithms/dapo.rst).
+        "gae": ("PPO",),
+        "grpo": GROUP_TASKS,
+        "rloo": ("RLOO",),
+        "reinforce++": ("REINFORCE++",),
+        "reinforce_plus_plus": ("REINFORCE++",),
+        "sft": ("SFT",),
+    },
+    naming="skyrl",
+)
 T = TypeVar("T")
 PL = "trainer.placement"
 IE = "generator.inference_engine"

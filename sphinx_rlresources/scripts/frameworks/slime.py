@@ -45,10 +45,24 @@ from sphinx_rlresources.scripts.frameworks.base import (
     from_override,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "slime"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # --advantage-estimator's choices (slime/utils/arguments.py at THUDM/slime); "sft" is read from --loss-type.
+        "grpo": GROUP_TASKS,
+        "gspo": ("GSPO",),
+        "reinforce_plus_plus": ("REINFORCE++",),
+        "reinforce_plus_plus_baseline": ("REINFORCE++-baseline",),
+        "ppo": ("PPO",),
+        "sft": ("SFT",),
+    },
+    naming="slime",
+)
 ENTRY_SCRIPTS = ("train.py", "train_async.py")
 T = TypeVar("T")
 

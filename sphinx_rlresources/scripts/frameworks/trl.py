@@ -40,10 +40,24 @@ from sphinx_rlresources.scripts.frameworks.base import (
     from_override,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "trl"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # The trainer run (trl grpo, examples/scripts/rloo.py): GRPOTrainer's loss_type runs DAPO and Dr.GRPO too.
+        "grpo": GROUP_TASKS,
+        "rloo": ("RLOO",),
+        "ppo": ("PPO",),
+        "online_dpo": ("Online-DPO",),
+        "sft": ("SFT",),
+        "dpo": ("DPO",),
+    },
+    naming="trl",
+)
 T = TypeVar("T")
 TRAINERS = frozenset({"grpo", "rloo", "sft", "dpo", "kto", "reward", "gkd", "orpo", "ppo", "xpo", "nash_md"})
 """``trl <command>`` subcommands that train (trl/cli/main.py)."""

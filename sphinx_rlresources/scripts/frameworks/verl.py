@@ -30,12 +30,33 @@ from sphinx_rlresources.scripts.frameworks.base import (
     module_after,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems, launch_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 from sphinx_rlresources.scripts.settings import STOCK_CONFIGS, STOCK_ENTRY_POINTS, ScriptSettings
 
 NAME = "verl"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # algorithm.adv_estimator (verl/trainer/ppo/core_algos.py): DAPO, Dr.GRPO and GSPO are GRPO's
+        # group-relative advantage with other loss settings, so verl runs them with adv_estimator=grpo.
+        "gae": ("PPO",),
+        "grpo": GROUP_TASKS,
+        "grpo_passk": ("GRPO-passk",),
+        "reinforce_plus_plus": ("REINFORCE++",),
+        "reinforce_plus_plus_baseline": ("REINFORCE++-baseline",),
+        "rloo": ("RLOO",),
+        "remax": ("ReMax",),
+        "opo": ("OPO",),
+        "gpg": ("GPG",),
+    },
+    naming="verl",
+    fsdp_param_bytes=4,  # the FSDP actor keeps fp32 parameters (torch_dtype=float32 for the actor)
+    offload_mode="phase",  # load_fsdp_model_to_gpu / load_fsdp_optimizer around each phase
+    memory_fraction=0.5,  # actor_rollout_ref.rollout.gpu_memory_utilization's default
+)
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"
 M = "actor_rollout_ref.model"
@@ -161,6 +182,7 @@ class _Reader:
             lora_targets=self.get("actor_rollout_ref.model.target_modules", as_text),
             model=self.get("actor_rollout_ref.model.path", as_text),
             algorithm=algorithm,
+            dynamic_sampling=self.get("algorithm.filter_groups.enable", as_bool),  # DAPO's (recipe/dapo)
             use_kl=use_kl,
             critic=critic,
             prompt_length=self.get("data.max_prompt_length", as_int, 512),
