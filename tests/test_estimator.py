@@ -369,6 +369,30 @@ def test_minimum_gpus_picks_a_tensor_parallel_size_that_divides_the_heads() -> N
     assert minimum_gpus(arch, replace(plan, rollout_tp=1)) is None  # TP=1 cannot hold 72B's weights on an H100
 
 
+def test_the_rollout_tp_divides_the_engines_gpus_and_the_heads() -> None:
+    """Issue 37: Qwen2.5-1.5B (12 heads) on 8 GPUs took TP=6, which verl's rollout mesh refuses."""
+    arch, plan = verl_plan("Qwen2.5-1.5B", "H100", memory_fraction=0.5)
+    assert estimate(arch, plan.with_gpus(8)).rollout_tp == 4
+    for name, shape in sorted(BUNDLED.items()):
+        for gpus in (1, 2, 3, 6, 8, 12, 24, 40):
+            tp = estimate(shape, replace(plan, gpus=gpus)).rollout_tp
+            assert gpus % tp == 0 and shape.heads % tp == 0, (name, gpus, tp)
+    unknown = by_size("13B")
+    assert unknown is not None
+    assert estimate(unknown, plan.with_gpus(6)).rollout_tp == 2  # heads unknown: a power of two dividing 6
+
+
+def test_min_gpus_and_the_verdict_agree() -> None:
+    arch, plan = verl_plan("Qwen2.5-1.5B", "H100", memory_fraction=0.5)
+    for shape in (arch, bundled("Qwen2.5-72B")):
+        assert shape is not None
+        gpus, found = minimum_gpus(shape, plan) or (0, None)
+        assert found is not None and found.verdict in ("fits", "tight")
+        again = estimate(shape, plan.with_gpus(gpus))
+        assert (again.verdict, again.rollout_tp) == (found.verdict, found.rollout_tp)
+        assert gpus % found.rollout_tp == 0
+
+
 def test_host_memory_is_in_the_verdict() -> None:
     """DeepSeek-V3 on 32 H100s with its states offloaded needs about 3 TB of host memory per node."""
     arch, plan = verl_plan("DeepSeek-V3", "H100", gpus=32, offload_mode="compute")

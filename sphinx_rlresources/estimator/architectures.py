@@ -219,9 +219,14 @@ class Architecture:
         kv = self.kv_heads
         return tuple(t for t in range(1, self.heads + 1) if self.heads % t == 0 and (kv % t == 0 or t % kv == 0))
 
-    def tp_choices(self, limit: int) -> list[int]:
-        """Tensor-parallel sizes up to ``limit`` that divide the attention heads (and KV heads, if more)."""
-        return [t for t in self._divisors if t <= limit]
+    def tp_choices(self, gpus: int) -> list[int]:
+        """Tensor-parallel sizes that divide the attention heads (and KV heads, if more) and the ``gpus``.
+
+        The engine's GPUs are a mesh of ``gpus / t`` data-parallel replicas of TP ``t``: verl's
+        rollout workers assert ``world_size % infer_tp == 0`` (``verl/workers/fsdp_workers.py``),
+        so a size that does not divide the GPUs cannot start.
+        """
+        return [t for t in self._divisors if t <= gpus and gpus % t == 0]
 
 
 @functools.lru_cache(maxsize=256)

@@ -185,8 +185,8 @@ def rollout_tp(arch: Architecture, plan: Plan) -> int:
     if plan.rollout_tp is not None:
         return plan.rollout_tp
     # Across nodes too: vLLM and SGLang run one engine over several nodes for the largest models.
-    if arch.size_only:  # heads unknown: the largest power of two the GPUs allow
-        return 1 << (plan.engine_gpus.bit_length() - 1)
+    if arch.size_only:  # heads unknown: the largest power of two that divides the GPUs
+        return plan.engine_gpus & -plan.engine_gpus
     choices = arch.tp_choices(plan.engine_gpus)
     return max(choices) if choices else 1
 
