@@ -393,6 +393,24 @@ def test_min_gpus_and_the_verdict_agree() -> None:
         assert gpus % found.rollout_tp == 0
 
 
+def test_nemo_rls_total_sequence_cap_bounds_prompt_and_response_together() -> None:
+    """Issue 37: DeepScaleR's 24K stage ran on one 8xH100 node; read as a 24K prompt plus a 24K
+    response it was likely-oom at 102.7 GiB, 97 of it logits over 49,152 tokens."""
+    from framework_fixtures import read
+
+    run = read("nemorl", "examples/configs/recipes/llm/grpo-qwen2.5-1.5b-1n8g-24k.yaml")
+    row = Row("Qwen2.5-1.5B", None, "1.5B", "GRPO", 8, "dtensor", "vllm")
+    plan = plan_for_row(row, run, "H100", DEVICES["H100"])
+    assert (plan.max_total_length, plan.lengths) == (24576, (12288, 12288))
+    found = estimate(BUNDLED["qwen2.5-1.5b"], plan)
+    assert found.verdict in ("fits", "tight") and found.expected.trainer_gib < 60
+    uncapped = estimate(BUNDLED["qwen2.5-1.5b"], replace(plan, max_total_length=None))
+    assert uncapped.verdict == "likely-oom"  # what the estimate said before the cap was read
+    # a cap above the sum changes nothing; a cap below it keeps each length's share
+    assert replace(plan, prompt_length=512, response_length=1024, max_total_length=4096).lengths == (512, 1024)
+    assert replace(plan, prompt_length=1024, response_length=3072, max_total_length=2048).lengths == (512, 1536)
+
+
 def test_host_memory_is_in_the_verdict() -> None:
     """DeepSeek-V3 on 32 H100s with its states offloaded needs about 3 TB of host memory per node."""
     arch, plan = verl_plan("DeepSeek-V3", "H100", gpus=32, offload_mode="compute")

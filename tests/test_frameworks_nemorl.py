@@ -35,6 +35,7 @@ BASE = {
     "engine": "vllm",
     "rollout_tp": 1,
     "memory_fraction": 0.6,
+    "max_total_length": 1024,  # policy.max_total_sequence_length
 }
 #: The 1n8g recipe over the base: 8 GPUs, a 4096-token sequence, activation checkpointing.
 QWEN7B = {
@@ -45,6 +46,7 @@ QWEN7B = {
     "model": "Qwen/Qwen2.5-7B",
     "prompt_length": 4096,
     "response_length": 4096,
+    "max_total_length": 4096,
     "max_token_len_per_gpu": 8192,
     "gradient_checkpointing": True,
 }
@@ -115,9 +117,34 @@ def test_an_unreadable_parent_leaves_what_it_would_set_unknown() -> None:
     assert "cannot be read" in run.problems[0].message
 
 
+def test_the_total_sequence_cap_is_read_beside_the_lengths_it_caps() -> None:
+    """DeepScaleR's 24K stage: prompt and max_new_tokens both follow the cap, which bounds their sum."""
+    run = read("nemorl", R + "grpo-qwen2.5-1.5b-1n8g-24k.yaml")
+    settled(
+        run,
+        BASE,
+        gpus=8,
+        nodes=1,
+        gpus_per_node=8,
+        model="Qwen/Qwen2.5-1.5B",
+        train_tp=2,
+        prompt_length=24576,
+        response_length=24576,
+        max_total_length=24576,
+        micro_batch_per_gpu=1,
+        log_prob_micro_batch_per_gpu=2,
+        param_offload=True,
+        optimizer_offload=True,
+        offload_mode="compute",
+        gradient_checkpointing=True,
+        memory_fraction=0.8,
+    )
+    assert run.max_total_length.line == 10 and run.problems == ()
+
+
 def test_without_files_nothing_inherited_is_known_and_nothing_is_blamed() -> None:
     run = read("nemorl", R + "grpo-qwen2.5-7b-1n8g-fsdp2tp1.yaml", files=False)
-    settled(run, gpus_per_node=8, model="Qwen/Qwen2.5-7B")
+    settled(run, gpus_per_node=8, model="Qwen/Qwen2.5-7B", max_total_length=4096)  # the recipe's own cap
     assert run.problems == ()
 
 
@@ -149,6 +176,7 @@ def test_merge_keys_and_a_name_that_disagrees_with_the_cluster() -> None:
         train_batch_size=64,
         rollout_n=1,
         engine="vllm",
+        max_total_length=2048,
     )
     fields = name_fields(path)
     assert fields is not None and (fields["nodes"], fields["gpus_per_node"]) == (2, 8)

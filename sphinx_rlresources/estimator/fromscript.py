@@ -208,6 +208,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     if lora is None or not _fits("lora_rank", lora):
         assumed.append("lora_rank")
         lora = 32 if "lora" in row.task.lower() else 0
+    cap = run.max_total_length.value
+    if cap is not None and not _fits("response_length", cap):
+        ignored.append(f"max_total_length={str(cap)[:20]}")
+        cap = None
     backend = _backend(row, run)
     if backend == "megatron":
         # The least memory Megatron can have: every GPU a model-parallel shard, TP within a node.
@@ -231,6 +235,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         budget_of="free" if engine.startswith("sglang") else "device",
         critic=run.critic.value,
         rollout_gpus=rollout_gpus,
+        max_total_length=None if cap is None else int(cap),
         assumed=tuple(assumed),
         ignored=tuple(ignored),
         floor_values=tuple([pair for pair in floor_values if pair[0] not in assumed]),

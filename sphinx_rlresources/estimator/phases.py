@@ -79,9 +79,10 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Token
     ``prompts * rollout_n`` sequences spread over the data-parallel groups.
     """
     split = max(plan.sequence_parallel, 1) * max(plan.train_cp, 1)
-    full = plan.prompt_length + plan.response_length
+    prompt, response = plan.lengths
+    full = prompt + response
     padded = not plan.remove_padding and not plan.dynamic_batch
-    share = plan.response_length / full
+    share = response / full
     # padded: every sequence at full length; packed: the fewest tokens a sequence can have
     per_sequence = full if padded else FLOOR_TOKENS_PER_SEQUENCE
     floor = (1 if plan.dynamic_batch else micro) * per_sequence / split
@@ -89,9 +90,9 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Token
         return Tokens(floor, floor * share, padded)
     sequence = float(full)
     if not padded:
-        mean = (plan.mean_prompt_length or plan.prompt_length) + (plan.mean_response_length or plan.response_length)
+        mean = (plan.mean_prompt_length or prompt) + (plan.mean_response_length or response)
         sequence = min(mean, full)
-        share = min(plan.mean_response_length or plan.response_length, plan.response_length) / max(sequence, 1)
+        share = min(plan.mean_response_length or response, response) / max(sequence, 1)
     available = None
     if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
         available = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
@@ -297,7 +298,7 @@ def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Esti
     params = arch.params()
     # fp8 rollout quantizes the linear layers to 1 byte; the embeddings and the head stay bf16
     weights = (params + arch.embedding_params()) / tp if plan.fp8_rollout else 2 * params / tp
-    sequence = plan.prompt_length + plan.response_length
+    sequence = sum(plan.lengths)
     one = arch.kv_bytes_per_token(tp) * sequence
     label = "gpu_memory_utilization" if plan.engine == "vllm" else "mem_fraction_static"
     device = plan.device_gib * 2**30

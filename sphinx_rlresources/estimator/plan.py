@@ -85,6 +85,9 @@ class Plan:
     mean_prompt_length: int | None = None
     """The real mean, when known (the expected peak with padding removed); None: the maximum."""
     mean_response_length: int | None = None
+    max_total_length: int | None = None
+    """The framework's cap on one sequence, prompt and response together (NeMo-RL's
+    ``policy.max_total_sequence_length``); None: no cap below their sum."""
     micro_batch: int = 1
     """Sequences per GPU (per sequence-parallel group) in one forward and backward pass."""
     log_prob_micro_batch: int | None = None
@@ -145,6 +148,20 @@ class Plan:
     @property
     def algorithm(self) -> str:
         return algorithm_of(self.task)
+
+    @property
+    def lengths(self) -> tuple[int, int]:
+        """(prompt, response) tokens one sequence can hold: as stated, or within the framework's cap.
+
+        Under a cap below their sum each keeps its share of the cap: NeMo-RL's recipes set the
+        prompt's maximum and ``max_new_tokens`` both to the cap, so neither is the real split.
+        """
+        prompt, response = self.prompt_length, self.response_length
+        cap = self.max_total_length
+        if cap is None or cap >= prompt + response:
+            return prompt, response
+        capped = max(1, min(cap - 1, round(cap * response / (prompt + response))))
+        return max(cap - capped, 1), capped
 
     @property
     def has_critic(self) -> bool:

@@ -175,6 +175,10 @@ class Run:
     # -- lengths and batches ----------------------------------------------------------------
     prompt_length: Found[int] = UNKNOWN
     response_length: Found[int] = UNKNOWN
+    max_total_length: Found[int] = UNKNOWN
+    """The most tokens one sequence holds, prompt and response together, where the framework caps
+    it below their sum (NeMo-RL's ``policy.max_total_sequence_length``: its rollout stops a
+    response there, and its recipes set ``max_new_tokens`` and ``max_input_seq_length`` to it)."""
     train_batch_size: Found[int] = UNKNOWN
     """Prompts per step."""
     mini_batch_size: Found[int] = UNKNOWN

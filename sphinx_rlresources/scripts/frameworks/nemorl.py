@@ -314,6 +314,8 @@ class _Reader:
             critic=self._critic(),
             prompt_length=m.found("data.max_input_seq_length", to_int),
             response_length=m.found(f"{G}.max_new_tokens", to_int) if m.has(G) or not m.complete else UNKNOWN,
+            # grpo.py hands max_seq_len=policy_config["max_total_sequence_length"] to the rollout
+            max_total_length=m.found(f"{P}.max_total_sequence_length", to_int),
             train_batch_size=first(
                 m.found("grpo.num_prompts_per_step", to_int), m.found("distillation.num_prompts_per_step", to_int)
             ),
