@@ -56,7 +56,8 @@ def test_json_keys_carry_their_unit(capsys: pytest.CaptureFixture[str]) -> None:
     status, data = as_json(capsys, "--model", "Qwen2.5-72B", "--device", "H100", "--offload", "--min-gpus")
     assert status == 0
     for key in ("floor_gib", "expected_gib", "host_gib", "device_memory_gib", "verdict", "limiting", "min_gpus",
-                "min_gpus_floor", "assumptions", "floor", "expected", "params", "engine_claim_gib"):  # fmt: skip
+                "min_gpus_floor", "assumptions", "floor", "expected", "params", "engine_claim_gib",
+                "trainer_gib"):  # fmt: skip
         assert key in data, key
 
     def keys(value: object) -> list[str]:

@@ -411,6 +411,31 @@ def test_nemo_rls_total_sequence_cap_bounds_prompt_and_response_together() -> No
     assert replace(plan, prompt_length=1024, response_length=3072, max_total_length=2048).lengths == (512, 1536)
 
 
+def test_an_engine_that_takes_what_it_was_told_is_not_tight() -> None:
+    """OpenRLHF's default gpu_memory_utilization 0.95 on GPUs of the engine alone is a setting, not a risk;
+    the same claim beside the trainer's resident states is."""
+    arch, plan = verl_plan("Qwen2.5-7B", "H100", gpus=8, memory_fraction=0.95, rollout_gpus=4)
+    apart = estimate(arch, plan)
+    assert apart.expected_gib > 0.9 * plan.device_gib and apart.verdict == "fits"
+    assert apart.engine_gib == pytest.approx(0.95 * plan.device_gib) and apart.trainer_gib < 0.9 * plan.device_gib
+    beside = estimate(arch, replace(plan, rollout_gpus=0, memory_fraction=0.88, param_offload=False))
+    assert beside.verdict in ("tight", "likely-oom")
+
+
+def test_the_column_tells_a_small_model_from_a_large_one_behind_the_same_claim() -> None:
+    """Issue 37: every row at vLLM's 0.6 read 48 GiB; the trainer's own peak is said apart."""
+    from sphinx_rlresources.core.columns import estimate_text
+
+    small, large = (
+        estimate(*verl_plan(name, "H100", gpus=gpus, task="GRPO-LoRA", memory_fraction=0.6))
+        for name, gpus in (("Qwen2.5-0.5B", 1), ("Qwen2.5-32B", 4))
+    )
+    assert round(small.expected_gib) == round(large.expected_gib) == round(0.6 * DEVICES["H100"])
+    assert large.trainer_gib > 4 * small.trainer_gib
+    texts = [estimate_text(found) for found in (small, large)]
+    assert texts[0] != texts[1] and all("engine 48)" in t for t in texts), texts
+
+
 def test_host_memory_is_in_the_verdict() -> None:
     """DeepSeek-V3 on 32 H100s with its states offloaded needs about 3 TB of host memory per node."""
     arch, plan = verl_plan("DeepSeek-V3", "H100", gpus=32, offload_mode="compute")
@@ -540,7 +565,9 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     assert "Estimated, not measured" in html and "nobody has run these configurations" in html
     # The column: both figures named, and a legend under its table (the style is never the only sign).
     column = re.findall(r'<td [^>]*class="rl-col-estimate"[^>]*>\s*<p>(.*?)</p>', html, re.S)
-    assert len(column) == 3 and all(re.fullmatch(r"floor \d+, expected \d+ GiB/(<wbr/>)?GPU", c) for c in column)
+    assert len(column) == 3 and all(
+        re.fullmatch(r"floor \d+, expected \d+ GiB/(<wbr/>)?GPU \(trainer [\d.]+, engine [\d.]+\)", c) for c in column
+    )
     assert html.count('class="rlresources-estimate-legend"') == 2  # the column's and the estimate table's
     assert "lengths and batches, and is the figure to plan with" in html
     # The estimate table: per offload, the floor's and the expected peak's fewest GPUs, what limits, the host.

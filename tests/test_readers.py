@@ -394,7 +394,8 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
         "cells": {
             "size": "7B", "tag": "MIN", "model": "Qwen2.5-7B", "task": "GRPO-LoRA", "resource": "1*H100",
             "maxbatch": "16", "train": "fsdp", "infer": "vllm0.8.3", "link": "qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
-            "contributor": "SimonHuang", "estimate": "floor 43, expected 69 GiB/GPU",  # empty cells are left out
+            "contributor": "SimonHuang",  # empty cells are left out
+            "estimate": "floor 43, expected 69 GiB/GPU (trainer 33, engine 40)",
         },
         "links": {
             "link": {

@@ -120,7 +120,8 @@ def as_json(found: Result, minimum: tuple[int | None, int | None] | None) -> dic
         "expected_gib": round(found.expected_gib, 3),
         "host_gib": round(found.host_gib, 3),
         "host_memory_gib": plan.host_memory_gib,
-        "engine_claim_gib": round(found.expected.engine_claim / GIB, 3),
+        "engine_claim_gib": round(found.engine_gib, 3),
+        "trainer_gib": round(found.trainer_gib, 3),
         "verdict": found.verdict,
         "limiting": {"moment": moment, "term": term.name if term else None, "gib": round(term.gib, 3) if term else 0},
         "problems": found.problems,
@@ -198,7 +199,8 @@ def _verdict_line(found: Result) -> str:
         limit = f"; limited by host memory: {term.name} ({term.gib:.1f} GiB per node)"
     return (
         f"verdict: {found.verdict} (floor {found.floor_gib:.1f}, expected {found.expected_gib:.1f} of "
-        f"{device:.1f} GiB per GPU; tight above {device * (1 - MARGIN):.1f}){limit}"
+        f"{device:.1f} GiB per GPU: the trainer's own {found.trainer_gib:.1f}, the engine's claim "
+        f"{found.engine_gib:.1f}; tight above {device * (1 - MARGIN):.1f}){limit}"
     )
 
 

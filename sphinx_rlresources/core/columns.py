@@ -104,16 +104,23 @@ VERDICT_WORDS = {"tight": "tight", "likely-oom": "likely OOM", "does-not-fit": "
 
 
 def estimate_text(found: RowEstimate | None) -> str:
-    """The ``estimate`` column's cell: both figures, named, and the verdict when it is not "fits".
+    """The ``estimate`` column's cell: both figures, named, the trainer's and the engine's part, and
+    the verdict when it is not "fits".
 
     ``floor 4.1, expected 38 GiB/GPU``: a lone lower bound (``≥ 4.1 GiB/GPU``) was read
-    as what a 70B run needs; the expected peak beside it is the figure to plan with.
+    as what a 70B run needs; the expected peak beside it is the figure to plan with.  The
+    engine's claim is a setting (vLLM's ``gpu_memory_utilization`` of the device) and is
+    often the peak: every row of a page at 0.6 read 48 GiB, a 1B model like a 32B one, so
+    the trainer's own peak is said apart (``trainer 3.1, engine 48``).
     """
     if found is None:
         return ""
-    text = f"floor {_gib(found.floor_gib)}, expected {_gib(found.expected_gib)} GiB/GPU"
+    text = (
+        f"floor {_gib(found.floor_gib)}, expected {_gib(found.expected_gib)} GiB/GPU "
+        f"(trainer {_gib(found.trainer_gib)}, engine {_gib(found.engine_gib)})"
+    )
     said = VERDICT_WORDS.get(found.verdict)
-    return f"{text} ({said})" if said else text
+    return f"{text}, {said}" if said else text
 
 
 def _gib(value: float) -> str:

@@ -106,6 +106,14 @@ class Result:
         return self.expected.host_gib
 
     @property
+    def trainer_gib(self) -> float:
+        return self.kept().trainer_gib
+
+    @property
+    def engine_gib(self) -> float:
+        return self.kept().engine_gib
+
+    @property
     def problems(self) -> list[str]:
         return self.floor.problems
 
@@ -120,6 +128,18 @@ class Result:
             return "host", max(figure.host, key=lambda t: t.bytes, default=None)
         moment = figure.peak
         return (moment.name if moment else "resident"), figure.limiting()
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What a table keeps of an expected peak, in GiB per GPU (host: per node)."""
+
+    peak: float
+    host: float
+    shared: float
+    """The peak of the moments where the engine's claim is not alone (:attr:`.Estimate.shared_gib`)."""
+    trainer: float
+    claim: float
 
 
 @dataclass
@@ -138,8 +158,8 @@ class Kept:
     floor_gib: float
     impossible: bool
 
-    figures: tuple[float, float] | None = field(default=None, init=False, repr=False, compare=False)
-    """The expected peak and its host memory per node, in GiB, once the peak has been built."""
+    figures: Figures | None = field(default=None, init=False, repr=False, compare=False)
+    """The expected peak's figures, once the peak has been built."""
 
     def expected(self) -> Estimate:
         """The expected peak with every term, built anew (:attr:`Result.expected` keeps it for the command).
@@ -147,18 +167,30 @@ class Kept:
         Its figures are kept, so the verdict read after it builds nothing more.
         """
         found = build(self.arch, self.plan, self.rollout_tp, expected=True)
-        self.figures = (found.peak_gib, found.host_gib)
+        self.figures = Figures(
+            found.peak_gib, found.host_gib, found.shared_gib, found.trainer_gib, found.engine_claim / GIB
+        )
         return found
 
-    def _expected_figures(self) -> tuple[float, float]:
+    def _expected_figures(self) -> Figures:
         if self.figures is None:
-            found = self.expected()
-            return found.peak_gib, found.host_gib
+            self.expected()
+        assert self.figures is not None
         return self.figures
 
     @property
     def expected_gib(self) -> float:
-        return self._expected_figures()[0]
+        return self._expected_figures().peak
+
+    @property
+    def trainer_gib(self) -> float:
+        """The trainer's own expected peak, without the engine's memory."""
+        return self._expected_figures().trainer
+
+    @property
+    def engine_gib(self) -> float:
+        """The engine's claim on each of its GPUs while it generates: a setting, or what it uses when none is stated."""
+        return self._expected_figures().claim
 
     @property
     def verdict(self) -> str:
@@ -166,10 +198,10 @@ class Kept:
         device = self.plan.device_gib
         if self.impossible:
             return "does-not-fit"
-        peak, host = self._expected_figures()
-        if peak > device or _host_over(self.plan, host):
+        figures = self._expected_figures()
+        if figures.peak > device or _host_over(self.plan, figures.host):
             return "likely-oom"
-        return "tight" if peak > device * (1 - MARGIN) else "fits"
+        return "tight" if figures.shared > device * (1 - MARGIN) else "fits"
 
 
 def _host_over(plan: Plan, found: Estimate | float) -> bool:

@@ -9,7 +9,9 @@ lengths -- each a list of :class:`Moment`, tensors on a GPU at the same time.  A
 * ``does-not-fit``: the floor is above the device, the engine cannot start, or host
   memory (when known) cannot hold the floor's offloaded states;
 * ``likely-oom``: the floor fits, the expected peak (or its host memory) does not;
-* ``tight``: the expected peak is above ``1 - MARGIN`` (90%) of the device;
+* ``tight``: the expected peak of the moments where something sits beside the engine's
+  claim (or no engine is there) is above ``1 - MARGIN`` (90%) of the device: an engine on
+  GPUs of its own that takes the share it was told to take is a setting, not a risk;
 * ``fits``: anything else.
 """
 
@@ -291,6 +293,22 @@ class Estimate:
         resident = self.resident_bytes
         own = [m.total(resident) - m.engine_bytes for m in self.moments if m.with_resident]
         return max(own, default=resident) / GIB
+
+    @cached_property
+    def shared_gib(self) -> float:
+        """The peak of the moments where the engine's claim is not alone on the GPU.
+
+        The claim is a setting: an engine given ``gpu_memory_utilization=0.95`` of GPUs of its
+        own takes 95% of each by design, and starts or does not (a ``problems`` entry).  What
+        can run out is the claim *with* what sits beside it -- the trainer's resident states
+        on a shared GPU, the parameters brought back for the weight sync -- so "tight" is
+        decided on these moments (and the trainer's own), not on the engine alone.
+        """
+        resident = self.resident_bytes
+        totals = [
+            m.total(resident) for m in self.moments if not m.engine_bytes or m.total(resident) - m.engine_bytes > 0
+        ]
+        return max(totals, default=resident) / GIB
 
     def limiting(self) -> Term | None:
         """The largest single term of the peak moment (resident terms included)."""

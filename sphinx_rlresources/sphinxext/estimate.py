@@ -187,8 +187,10 @@ def column_legend() -> nodes.paragraph:
         _(
             "Estimate: computed by rlresources estimate from the model's shape and the row's script, not "
             "measured. The floor is what must be resident whatever the data (a row above it cannot have run); "
-            "the expected peak uses the script's lengths and batches, and is the figure to plan with. Tight: "
-            "within %(margin)d%% of the device; likely OOM: above it."
+            "the expected peak uses the script's lengths and batches, and is the figure to plan with. Trainer: "
+            "the trainer's own peak; engine: the rollout engine's claim, a setting (its memory fraction) it "
+            "takes whatever the model. Tight: within %(margin)d%% of the device where something sits beside the "
+            "engine's claim; likely OOM: above it."
         )
         % {"margin": round(MARGIN * 100)}
     )
