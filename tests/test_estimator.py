@@ -436,6 +436,38 @@ def test_the_column_tells_a_small_model_from_a_large_one_behind_the_same_claim()
     assert texts[0] != texts[1] and all("engine 48)" in t for t in texts), texts
 
 
+def test_zero_stages_and_openrlhfs_optimizer_only_offload() -> None:
+    """OpenRLHF trains with DeepSpeed at ZeRO-2 by default (a full parameter copy on each GPU) and
+    --adam_offload moves Adam's states only: get_ds_train_config(offload=False, adam_offload=...)."""
+    arch = bundled("Llama-3.1-8B")
+    assert arch is not None
+    row = Row("Llama-3.1-8B", None, "8B", "PPO", 8, "deepspeed", "vllm")
+
+    def run(stage: Found[int], adam: bool) -> Run:
+        return Run(
+            framework="openrlhf",
+            zero_stage=stage,
+            param_offload=Found(False, Origin.FRAMEWORK_DEFAULT),
+            optimizer_offload=Found(adam, Origin.SET),
+            offload_mode=Found("compute", Origin.SET),
+        )
+
+    default, three = (
+        plan_for_row(row, run(Found(stage, origin), adam=True), "H100", DEVICES["H100"])
+        for stage, origin in ((2, Origin.FRAMEWORK_DEFAULT), (3, Origin.SET))
+    )
+    assert (default.zero_stage, three.zero_stage, default.param_offload) == (2, 3, False)
+    two, sharded = estimate(arch, default), estimate(arch, three)
+    params = {t.name: t.gib for t in two.expected.resident}
+    assert params["actor parameters (bf16, a full copy per GPU)"] == pytest.approx(2 * arch.params() / 2**30)
+    assert "optimizer states (fp32 master, Adam m and v; sharded), offloaded" in {t.name for t in two.expected.host}
+    assert two.expected_gib > sharded.expected_gib
+    assert two.floor_gib == pytest.approx(sharded.floor_gib)  # a framework default: the floor shards all
+    ddp = replace(default, zero_stage=0, optimizer_offload=False, floor_values=())
+    names = {t.name for t in estimate(arch, ddp).expected.resident}
+    assert "optimizer states (fp32 master, Adam m and v; a full copy per GPU)" in names
+
+
 def test_host_memory_is_in_the_verdict() -> None:
     """DeepSeek-V3 on 32 H100s with its states offloaded needs about 3 TB of host memory per node."""
     arch, plan = verl_plan("DeepSeek-V3", "H100", gpus=32, offload_mode="compute")

@@ -86,6 +86,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "max_num_seqs": (1, 10_000_000),
     "gpus_per_node": (1, 1024),
     "rollout_gpus": (0, 1 << 20),
+    "zero_stage": (0, 3),
 }
 
 #: Plan field -> the Run field that says it.
@@ -208,6 +209,12 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     if lora is None or not _fits("lora_rank", lora):
         assumed.append("lora_rank")
         lora = 32 if "lora" in row.task.lower() else 0
+    zero = run.zero_stage
+    zero_stage = 3 if zero.value is None or not _fits("zero_stage", zero.value) else int(zero.value)
+    if zero.value is not None and zero_stage != zero.value:
+        ignored.append(f"zero_stage={str(zero.value)[:20]}")
+    if zero.origin is Origin.FRAMEWORK_DEFAULT and zero_stage != 3:
+        floor_values.append(("zero_stage", 3))  # OpenRLHF's default 2 is a default: the floor shards all
     cap = run.max_total_length.value
     if cap is not None and not _fits("response_length", cap):
         ignored.append(f"max_total_length={str(cap)[:20]}")
@@ -236,6 +243,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         critic=run.critic.value,
         rollout_gpus=rollout_gpus,
         max_total_length=None if cap is None else int(cap),
+        zero_stage=zero_stage,
         assumed=tuple(assumed),
         ignored=tuple(ignored),
         floor_values=tuple([pair for pair in floor_values if pair[0] not in assumed]),

@@ -219,19 +219,30 @@ class _States:
             self.critic_gradients = 4 * split_params
             self.critic_optimizer = 12 * params / trainer
         else:
-            self.actor_params = p * (params + (trainable if lora else 0)) / trainer
-            self.gradients = p * trainable / trainer
-            self.optimizer = (ADAM_BYTES - 2 * p) * trainable / trainer
-            self.ref = 2 * params / trainer
-            self.gradient_name = f"gradients ({_dtype(p)}, sharded)"
+            # ZeRO's stages: 1 shards the optimizer states, 2 the gradients too, 3 the parameters too
+            sharded = {name: plan.zero_stage >= stage for name, stage in _ZERO.items()}
+            split = {name: trainer if on else 1 for name, on in sharded.items()}
+            self.actor_params = p * (params + (trainable if lora else 0)) / split["parameters"]
+            self.gradients = p * trainable / split["gradients"]
+            self.optimizer = (ADAM_BYTES - 2 * p) * trainable / split["optimizer"]
+            self.ref = 2 * params / split["parameters"]
+            self.gradient_name = f"gradients ({_dtype(p)}, {_shard(sharded['gradients'])})"
             moments = "Adam m and v" if p == 4 else "fp32 master, Adam m and v"
-            self.optimizer_name = f"optimizer states ({moments}; sharded)"
-            self.critic_params = p * params / trainer
-            self.critic_gradients = p * params / trainer
-            self.critic_optimizer = (ADAM_BYTES - 2 * p) * params / trainer
+            self.optimizer_name = f"optimizer states ({moments}; {_shard(sharded['optimizer'])})"
+            self.critic_params = p * params / split["parameters"]
+            self.critic_gradients = p * params / split["gradients"]
+            self.critic_optimizer = (ADAM_BYTES - 2 * p) * params / split["optimizer"]
         base = "frozen base and adapters" if lora else "parameters"
-        shard = "model-parallel shard" if plan.train == "megatron" else "sharded"
+        shard = "model-parallel shard" if plan.train == "megatron" else _shard(plan.zero_stage >= _ZERO["parameters"])
         self.actor_name = f"actor {base} ({_dtype(p)}, {shard})"
+
+
+_ZERO = {"optimizer": 1, "gradients": 2, "parameters": 3}
+"""The ZeRO stage from which each state is sharded (Rajbhandari et al., arXiv:1910.02054)."""
+
+
+def _shard(sharded: bool) -> str:
+    return "sharded" if sharded else "a full copy per GPU"
 
 
 def _dtype(bytes_per: int) -> str:
@@ -239,8 +250,11 @@ def _dtype(bytes_per: int) -> str:
 
 
 def _gathered(arch: Architecture, plan: Plan) -> list[Term]:
-    """FSDP computes each layer gathered whole in bf16; its root unit (embeddings, head) stays gathered."""
-    if plan.train != "fsdp" or arch.size_only:
+    """FSDP computes each layer gathered whole in bf16; its root unit (embeddings, head) stays gathered.
+
+    Below ZeRO-3 every GPU holds the parameters whole already, and nothing is gathered.
+    """
+    if plan.train != "fsdp" or arch.size_only or plan.zero_stage < _ZERO["parameters"]:
         return []
     return [
         Term("train", "one gathered layer (bf16, FSDP all-gather)", 2 * arch.largest_layer_params()),

@@ -76,6 +76,10 @@ class Plan:
     """Bytes per parameter of the trained model as the trainer keeps it: 4 for verl's FSDP
     actor and critic (fp32 parameters, bf16 compute), 2 for bf16 parameters (Megatron with
     fp32 gradients and a distributed optimizer)."""
+    zero_stage: int = 3
+    """How the ``fsdp`` backend shards the trainer's states (DeepSpeed's ZeRO stages): 3 shards
+    parameters, gradients and optimizer states over the trainer's GPUs (FSDP, ZeRO-3); 2 keeps
+    a full parameter copy on each GPU; 1 full gradients too; 0 (DDP) shards nothing."""
     param_offload: bool = False
     optimizer_offload: bool = False
     ref_offload: bool | None = None

@@ -175,6 +175,10 @@ class Run:
     # -- lengths and batches ----------------------------------------------------------------
     prompt_length: Found[int] = UNKNOWN
     response_length: Found[int] = UNKNOWN
+    zero_stage: Found[int] = UNKNOWN
+    """DeepSpeed's ZeRO stage: 3 shards parameters, gradients and optimizer states (as FSDP
+    does), 2 keeps a full parameter copy on every GPU, 1 full gradients too, 0 (DDP) shards
+    nothing (OpenRLHF's ``--ds.zero_stage``, default 2)."""
     max_total_length: Found[int] = UNKNOWN
     """The most tokens one sequence holds, prompt and response together, where the framework caps
     it below their sum (NeMo-RL's ``policy.max_total_sequence_length``: its rollout stops a

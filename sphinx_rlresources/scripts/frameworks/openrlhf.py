@@ -255,6 +255,10 @@ class _Reader:
             max_token_len_per_gpu=self.get("max_tokens", as_int),
             rollout_n=self.get("n_samples", as_int),
             optimizer_offload=adam_offload,
+            # get_ds_train_config(offload=False, adam_offload=..., stage=...) in openrlhf/utils/deepspeed:
+            # the trained parameters never leave the GPU, only Adam's states with --adam_offload
+            param_offload=UNKNOWN if self.elided else default(False, "OpenRLHF offloads the optimizer only"),
+            zero_stage=self.get("zero_stage", as_int),
             ref_param_offload=self.get("ref_offload", as_bool),
             offload_mode=_offload_mode(adam_offload),
             gradient_checkpointing=self.get("checkpointing", as_bool),
