@@ -468,6 +468,26 @@ def test_zero_stages_and_openrlhfs_optimizer_only_offload() -> None:
     assert "optimizer states (fp32 master, Adam m and v; a full copy per GPU)" in names
 
 
+def test_nemo_rls_colocated_policy_trains_with_its_states_and_generates_without_them() -> None:
+    """NeMo-RL keeps the model and optimizer on the GPU to train and moves both to the CPU before
+    generation (prepare_for_training, offload_before_refit, offload_after_refit)."""
+    from framework_fixtures import read
+
+    run = read("nemorl", "examples/configs/recipes/llm/grpo-qwen2.5-7b-1n8g-fsdp2tp1.yaml")
+    row = Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "dtensor", "vllm")
+    plan = plan_for_row(row, run, "H100", DEVICES["H100"])
+    assert (plan.param_offload, plan.optimizer_offload, plan.offload_mode) == (True, True, "phase")
+    found = estimate(BUNDLED["qwen2.5-7b"], plan).expected
+    moments = {m.name: m for m in found.moments}
+    assert found.resident_bytes == 0  # nothing stays through generation
+    assert [t.phase for t in moments["generation"].terms] == ["engine"]
+    update = {t.name for t in moments["the actor's update"].terms}
+    assert any("parameters" in n and "<- host" in n for n in update)
+    assert any("optimizer" in n and "<- host" in n for n in update)
+    log_prob = {t.name for t in moments["the actor's log-prob pass"].terms}
+    assert not any("optimizer" in n for n in log_prob)  # the optimizer waits on the CPU for the update
+
+
 def test_host_memory_is_in_the_verdict() -> None:
     """DeepSeek-V3 on 32 H100s with its states offloaded needs about 3 TB of host memory per node."""
     arch, plan = verl_plan("DeepSeek-V3", "H100", gpus=32, offload_mode="compute")

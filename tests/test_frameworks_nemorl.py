@@ -29,8 +29,10 @@ BASE = {
     "log_prob_micro_batch_per_gpu": 2,
     "dynamic_batch": False,
     "rollout_n": 8,
-    "param_offload": False,
-    "optimizer_offload": False,
+    # colocated, without CPU offload: NeMo-RL's policy moves both to the CPU before generating
+    "param_offload": True,
+    "optimizer_offload": True,
+    "offload_mode": "phase",
     "gradient_checkpointing": False,
     "engine": "vllm",
     "rollout_tp": 1,
@@ -79,7 +81,9 @@ def test_a_recipe_merges_over_its_parent_relative_to_itself() -> None:
 
 def test_a_chain_of_two_with_generation_carved_out_of_the_cluster() -> None:
     run = read("nemorl", R + "grpo-qwen2.5-7b-2n8g-fsdp2tp1-noncolocated.yaml")
-    settled(run, QWEN7B, gpus=16, nodes=2, colocated=False)
+    settled(
+        run, QWEN7B, gpus=16, nodes=2, colocated=False, param_offload=False, optimizer_offload=False, offload_mode=None
+    )
     assert run.model.file == R + "grpo-qwen2.5-7b-1n8g-fsdp2tp1.yaml"  # from the middle of the chain
     assert roles(run) == [("trainer", 8, 1, 8, ""), ("rollout", 8, 1, 8, "")]  # 16 in all, not 24
 
@@ -103,6 +107,7 @@ def test_megatron_with_peft_and_an_sglang_rollout() -> None:
         max_token_len_per_gpu=2048,
         param_offload=None,  # cpu_offload belongs to DTensor
         optimizer_offload=None,  # the base does not set megatron_cfg.optimizer
+        offload_mode=None,  # CPU Adam or not is unknown: neither NeMo-RL's order nor compute is assumed
         engine="sglang",
         rollout_tp=4,
         memory_fraction=0.7,
@@ -185,7 +190,10 @@ def test_merge_keys_and_a_name_that_disagrees_with_the_cluster() -> None:
 
 def test_a_test_suite_script_runs_its_recipe_with_its_overrides_on_top() -> None:
     run = read("nemorl", "tests/test_suites/llm/grpo-qwen2.5-7b-2n8g-fsdp2tp1-noncolocated.sh")
-    settled(run, QWEN7B, gpus=32, nodes=4, colocated=False, memory_fraction=0.8)
+    settled(
+        run, QWEN7B, gpus=32, nodes=4, colocated=False, memory_fraction=0.8,
+        param_offload=False, optimizer_offload=False, offload_mode=None,
+    )  # fmt: skip
     assert (run.framework, run.entry_point, run.launch_line) == ("nemo-rl", "examples/run_grpo.py", 14)
     assert (run.nodes.line, run.nodes.file, run.nodes.origin) == (17, "", Origin.SET)  # cluster.num_nodes=$NUM_NODES
     assert run.model.file == R + "grpo-qwen2.5-7b-1n8g-fsdp2tp1.yaml"

@@ -220,6 +220,21 @@ def _load(files: Files | None, target: str | None) -> YamlDocument | None:
     return document if isinstance(document.value, dict) else None
 
 
+def _refit_offload(colocated: Found[bool], kept: Found[bool]) -> tuple[Found[bool], Found[bool], Found[str]]:
+    """Colocated generation without CPU offload: NeMo-RL's own offload order, as verl's ``phase``.
+
+    Its policy workers (``nemo_rl/models/policy/workers``) keep the parameters and the
+    optimizer on the GPU to train (``prepare_for_training``), move the optimizer to the CPU
+    for the log-prob passes and the weight sync (``prepare_for_lp_inference``,
+    ``offload_before_refit``) and the parameters too before generation
+    (``offload_after_refit``): the states come back for their own phase, and the engine
+    generates beside none of them.
+    """
+    why = "colocated generation: NeMo-RL moves the model and optimizer to the CPU before generating"
+    parts: list[Found[object]] = [colocated, kept]
+    return derived(True, parts, why), derived(True, parts, why), derived("phase", parts, why)
+
+
 class _Absent:
     pass
 
@@ -294,6 +309,17 @@ class _Reader:
         kl = m.found("loss_fn.reference_policy_kl_penalty", to_float)
         use_kl = Found(kl.value > 0, kl.origin, kl.line, kl.written, kl.file) if kl.value is not None else UNKNOWN
         offload = m.found(f"{P}.dtensor_cfg.cpu_offload", to_bool) if backend.value == "dtensor" else UNKNOWN
+        optimizer_offload = self._optimizer_offload(backend, offload)
+        param_offload, offload_mode = (
+            offload,
+            (
+                Found("compute", offload.origin, offload.line, offload.written, offload.file)
+                if offload.value
+                else UNKNOWN
+            ),
+        )
+        if colocated.value is True and optimizer_offload.value is False and not offload.value:
+            param_offload, optimizer_offload, offload_mode = _refit_offload(colocated, optimizer_offload)
         run = Run(
             path=self.path,
             framework=NAME,
@@ -327,11 +353,9 @@ class _Reader:
                 m.found("grpo.num_generations_per_prompt", to_int),
                 m.found("distillation.num_generations_per_prompt", to_int),
             ),
-            param_offload=offload,
-            optimizer_offload=self._optimizer_offload(backend, offload),
-            offload_mode=Found("compute", offload.origin, offload.line, offload.written, offload.file)
-            if offload.value
-            else UNKNOWN,
+            param_offload=param_offload,
+            optimizer_offload=optimizer_offload,
+            offload_mode=offload_mode,
             gradient_checkpointing=self._checkpointing(backend),
             engine=engine,
             rollout_tp=self._rollout_tp(engine),
