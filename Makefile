@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: docs test lint typecheck unit clean fuzz bench locale matrix
+.PHONY: docs test lint typecheck unit clean fuzz bench locale matrix dist
 
 $(STAMP): pyproject.toml
 	@echo "make: creating $(VENV) and installing sphinx-rlresources with its test and docs tools (about a minute, once)"
@@ -17,6 +17,12 @@ $(STAMP): pyproject.toml
 ## docs: build the project's site with -W into docs/_build/html
 docs: $(STAMP)
 	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
+
+## dist: the wheel and the sdist into dist/ (DIST=folder to change), built from this checkout
+##   with the build tools of .venv, offline; `pip install dist/sphinx_rlresources-*.whl` installs it
+DIST ?= dist
+dist: $(STAMP)
+	$(BIN)/python -m build --no-isolation --outdir $(DIST) .
 
 ## lint: ruff (lint, complexity and format), dead code (vulture, [tool.vulture]) and the project's own data
 lint: $(STAMP)
@@ -58,4 +64,4 @@ matrix:
 	.ci/matrix
 
 clean:
-	rm -rf $(VENV) docs/_build .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) dist docs/_build .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -199,7 +199,7 @@ def test_lint_placeholders_until_filled(repo: Path, capsys: pytest.CaptureFixtur
         "data/7b.yaml:L:C: error: entries[1].contributor:",
     ]
     assert out[1].endswith(
-        "still TODO, the placeholder written by 'rlresources new'; fill it in (The largest batch (prompts per "
+        "still TODO, a placeholder written by 'rlresources new' or 'import'; fill it in (The largest batch (prompts per "
         "step) that ran on this hardware: a whole number from 1 to 10000000, or null when not measured); for "
         "example max_batch: 176 [rlresources.placeholder]"
     )
@@ -453,7 +453,8 @@ def test_render_errors(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert (status, err) == (
         2,
         "rlresources: error: --columns names no column 'maxbtch'; did you mean 'maxbatch'? The columns are: size, tag, "
-        "model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, notes, estimate\n",
+        "model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, notes, estimate, "
+        "seq_len, global_batch, parallelism, throughput, step_time, peak_memory, logs, description\n",
     )
     status, _out, err = run(capsys, "render", "7b", "--script-url", "ftp://x/{path}")
     assert (status, err) == (

@@ -197,7 +197,7 @@ def test_every_check_warns_at_the_data_line(app: Any) -> None:
     rule = "[model]_[task]_[gpunums]_[device]_[train]_[infer].sh"
     columns = (
         "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, "
-        "notes, estimate"
+        "notes, estimate, seq_len, global_batch, parallelism, throughput, step_time, peak_memory, logs, description"
     )
     assert warning_lines(app) == [
         f"{data}:21:12: WARNING: script name 'qwen2-7b_grpo_2_h800_fsdp_vlm.sh' says infer 'vlm' but the row says "

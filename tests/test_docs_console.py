@@ -243,6 +243,47 @@ def a_config_json(root: Path) -> None:
     (root / "path" / "to" / "config.json").write_text(json.dumps(config), encoding="utf-8")
 
 
+def _page_block(page: str, kind: str, after: str) -> str:
+    """The first ``code-block:: KIND`` after ``after`` on ``docs/PAGE``, unindented."""
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    found = re.search(rf"\.\. code-block:: {kind}\n\n((?:   .*\n|\n)+)", text[text.index(after) :])
+    assert found, (page, kind, after)
+    return re.sub(r"^   ", "", found.group(1), flags=re.M).strip("\n") + "\n"
+
+
+def readers_root(folder: Path) -> Path:
+    """``tests/roots/test-readers``: three 7B rows with their scripts, the data-format and sync pages' story."""
+    for part in ("data", "examples"):
+        shutil.copytree(TESTS / "roots" / "test-readers" / part, folder / part)
+    (folder / "pyproject.toml").write_text('[tool.rlresources]\ndata = "data"\nroot = "."\n', encoding="utf-8")
+    return folder
+
+
+def measured_row(root: Path) -> None:
+    """docs/data-format.rst's row with what was measured, as the last of data/7b.yaml."""
+    row = _page_block("data-format.rst", "yaml", "What was measured\n")
+    path = root / "data" / "7b.yaml"
+    kept = path.read_text(encoding="utf-8").split("  - tag: RECOMMENDED")[0]
+    path.write_text(kept + re.sub(r"^", "  ", row, flags=re.M).rstrip(" "), encoding="utf-8")
+
+
+def readme_with_markers(root: Path) -> None:
+    """docs/without-sphinx.rst's README before its sync with relative links."""
+    text = _page_block("without-sphinx.rst", "markdown", "A README's own links and descriptions")
+    (root / "README.md").write_text(text, encoding="utf-8")
+
+
+def readme_table(folder: Path) -> Path:
+    """docs/cli.rst's README table, with its script, and the schema in data/ (adopting's first step)."""
+    script = folder / "examples" / "tuning" / "7b" / "qwen2.5-7b_grpo_8_h100_fsdp_vllm.sh"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/bash\n", encoding="utf-8")
+    (folder / "README.md").write_text(_page_block("cli.rst", "markdown", "A Markdown page, a README"), encoding="utf-8")
+    (folder / "data").mkdir()
+    shutil.copy(REPO / "sphinx_rlresources" / "schema" / "rlresources.schema.json", folder / "data")
+    return folder
+
+
 @dataclass(frozen=True)
 class Place:
     """Where an example runs: a fresh copy of a repository, then what the page's story did before."""
@@ -356,6 +397,12 @@ COVERED: dict[str, Place] = {
     "without-sphinx.rst: rlresources sync --check --format github README.md": Place(
         seed_copy, the_pages_readme_synced_then_four_gpus
     ),
+    # docs/getting-started.rst, docs/data-format.rst: the installed command, and the readers' fixture
+    "getting-started.rst: rlresources --version": SEED,
+    "data-format.rst: rlresources render 7b --format markdown --columns model,seq_len,global_batch,parallelism,"
+    "throughput,step_time,peak_memory,logs,description": Place(readers_root, measured_row),
+    "cli.rst: rlresources import README.md --out data --root .": Place(readme_table),
+    "without-sphinx.rst: rlresources sync --relative-links README.md": Place(readers_root, readme_with_markers),
     # README.md: this repository, and a hand-written page a reader brings (a fixture here)
     "README.md: rlresources estimate --model Qwen2.5-72B --task GRPO --device H100 --framework verl --offload "
     "--min-gpus": SEED,

@@ -37,6 +37,13 @@ ROW: dict[str, Any] = {
     "evidence": "https://wandb.ai/org/project/runs/abc123",
     "tested": "2025-06-25",
     "notes": "needs 1.5 TB of host memory",
+    "seq_len": {"prompt": 1024, "response": 3072},
+    "global_batch": 512,
+    "parallelism": {"tp": 4, "pp": 2},
+    "throughput": 1520.5,
+    "step_time": 42,
+    "peak_memory": 61.2,
+    "description": "see [the logs](https://wandb.ai/org/p/runs/1)",
 }
 
 

@@ -63,8 +63,9 @@ def test_every_schema_error_of_a_file_is_reported_with_path_and_fix(tmp_path: Pa
     )
     data_dir, root = make_repo(tmp_path, {"7b.yaml": "size: 7B\nentries:\n" + row})
     fields = (
-        "contributor, device, env, evidence, gpus, infer, infer_version, max_batch, model, model_id, notes, script, "
-        "script_ref, tag, task, tested, train"
+        "contributor, description, device, env, evidence, global_batch, gpus, infer, infer_version, max_batch, model, "
+        "model_id, notes, parallelism, peak_memory, script, script_ref, seq_len, step_time, tag, task, tested, "
+        "throughput, train"
     )
     assert lines(data_dir, root) == [
         "data/7b.yaml:3:5: error: entries[0]: the required field 'gpus' is missing; add it, for example gpus: 8 "

@@ -55,7 +55,7 @@ def test_markdown_warnings_are_located_in_the_markdown_file(app: Any) -> None:
     known = "The known sizes are: 70B, 405B (a size is known when the data folder has its file)"
     columns = (
         "size, tag, model, task, resource, maxbatch, train, infer, link, contributor, model_id, tested, evidence, "
-        "notes, estimate"
+        "notes, estimate, seq_len, global_batch, parallelism, throughput, step_time, peak_memory, logs, description"
     )
     assert sorted(warning_lines(app)) == [
         f"<srcdir>/page-md.md:14: WARNING: unknown size '72b'; did you mean '70B'? {known} [rlresources.unknown_size]",

@@ -11,6 +11,7 @@ from the wheel fails here rather than for a user.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,10 +43,23 @@ def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> sub
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What ``make dist`` builds, the way docs/getting-started.rst tells a user to build the wheel.
+
+    ``BIN`` is this environment's, and ``STAMP=`` keeps make from re-creating ``.venv``.
+    """
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
     out = tmp_path_factory.mktemp("dist")
-    result = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, REPO, cwd=REPO)
+    bin_dir = Path(sys.executable).parent
+    result = _run("make", "--no-print-directory", "dist", f"BIN={bin_dir}", "STAMP=", f"DIST={out}", cwd=REPO)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return out
+
+
+def test_make_dist_builds_the_wheel_the_install_page_names(dist: Path) -> None:
+    page = (REPO / "docs" / "getting-started.rst").read_text(encoding="utf-8")
+    (named,) = re.findall(r"\$ pip install dist/(\S+\.whl)", page)
+    assert sorted(p.name for p in dist.iterdir()) == sorted([named, named.split("-py3")[0] + ".tar.gz"])
 
 
 def _shipped_package_files() -> set[str]:
@@ -131,7 +145,9 @@ def test_installed_cli_lints_a_project(installed: Path, tmp_path: Path) -> None:
     shutil.copytree(TESTS / "roots" / "test-builders", project)
     cli = installed / "bin" / "rlresources"
     version = _run(cli, "--version", cwd=project, env=_clean_env())
-    assert version.returncode == 0 and "0." in version.stdout + version.stderr
+    page = (REPO / "docs" / "getting-started.rst").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"\$ rlresources --version\n\s+(.*)\n", page)
+    assert (version.returncode, version.stdout.strip()) == (0, shown)
     schema = _run(cli, "schema", cwd=project, env=_clean_env())
     assert schema.returncode == 0 and '"$schema"' in schema.stdout
     lint = _run(cli, "lint", "--data", "data", "--root", ".", cwd=project, env=_clean_env())
@@ -161,3 +177,22 @@ def test_installed_extension_builds_docs(installed: Path, tmp_path: Path) -> Non
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "<p>Modell</p>" in (de / "index.html").read_text(encoding="utf-8")
+
+
+def test_pip_installs_straight_from_a_checkout(tmp_path: Path) -> None:
+    """``pip install ./sphinx-rlresources``, the first command of docs/getting-started.rst."""
+    target = tmp_path / "env"
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(target)
+    python = target / "bin" / "python"
+    site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])", cwd=target)
+    (Path(site.stdout.strip()) / "test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+    checkout = tmp_path / "sphinx-rlresources"
+    skipped = shutil.ignore_patterns(".venv*", "_build", "_work", ".git", "__pycache__", "dist")
+    shutil.copytree(REPO, checkout, ignore=skipped)
+    result = _run(
+        sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "--no-build-isolation",
+        "--quiet", "./sphinx-rlresources", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    version = _run(target / "bin" / "rlresources", "--version", cwd=tmp_path, env=_clean_env())
+    assert (version.returncode, version.stdout.strip()) == (0, "rlresources 0.1.0")

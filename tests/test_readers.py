@@ -389,6 +389,8 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
         "script_url": "https://example.org/main/examples/tuning/7b/qwen2.5-7b_grpo-lora_1_h100_fsdp_vllm.sh",
         "contributor": {"name": "SimonHuang", "github": None, "url": None, "email": None},
         "model_id": None, "tested": None, "evidence": None, "notes": None,
+        "seq_len": None, "global_batch": None, "parallelism": None, "throughput": None, "step_time": None,
+        "peak_memory": None, "description": None,
         "source": {"path": "data/7b.yaml", "line": 15},
         # every column's cell as the table shows it, and the linked ones' targets
         "cells": {
@@ -403,6 +405,7 @@ def test_json_file_holds_every_validated_row(app: Any) -> None:
                 "title": None,
             },
         },
+        "runs": {},
     }  # fmt: skip
     assert [(r["size"], r["gpus"], r["device"]) for r in data["rows"]] == [
         (r["size"], int(str(r["gpus"])), r["device"]) for r in ALL_ROWS

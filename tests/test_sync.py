@@ -148,12 +148,15 @@ def test_a_readme_with_two_blocks_is_synced_checked_and_synced_again(
     assert "README.md:14" not in out  # the other block is still true
     assert readme.read_text("utf-8") == synced
 
-    assert sync(capsys, "README.md")[0] == 1  # synced, but the row now disagrees with its script: a finding
-    assert "16*H100" in tables(readme.read_text("utf-8"))[0][1][2]
-    assert outside(readme.read_text("utf-8")) == outside(README)
+    # the row now disagrees with its script and its name (errors): the file is left as it was
+    status, out, _ = sync(capsys, "README.md")
+    assert status == 1 and out.endswith("; 1 file with a problem left as it was\n")
+    assert readme.read_text("utf-8") == synced
+    assert sync(capsys, "--no-cross-check", "README.md")[0] == 1  # the name still disagrees: still left
+    assert readme.read_text("utf-8") == synced
     status, out, _ = sync(capsys, "--check", "README.md")
     assert status == 1
-    assert "[rlresources.outdated_block]" not in out
+    assert "[rlresources.outdated_block]" in out
     assert "[rlresources.naming]" in out  # the same findings lint reports for the rows drawn
     assert cli.main(["lint"]) == 1
     linted = capsys.readouterr().out.splitlines()[:-1]
@@ -169,11 +172,13 @@ def test_the_findings_are_those_of_the_rows_drawn(repo: Path, capsys: pytest.Cap
     assert status == 0 and "script_missing" not in out
     (repo / "B.md").write_text("<!-- rl-resource-table 70b :devices: H800 -->\n<!-- /rl-resource-table -->\n")
     assert sync(capsys, "B.md")[0] == 0  # the H20 row is not drawn
-    (repo / "C.md").write_text("<!-- rl-resource-table 70b :devices: H20 -->\n<!-- /rl-resource-table -->\n")
+    before = "<!-- rl-resource-table 70b :devices: H20 -->\n<!-- /rl-resource-table -->\n"
+    (repo / "C.md").write_text(before)
     status, out, _ = sync(capsys, "C.md")
     assert status == 1
     assert re.search(r"^data/70b.yaml:\d+:\d+: error: .*\[rlresources.script_missing\]$", out, re.M), out
-    assert "qwen2-70b_grpo_32_h20_fsdp_vllm.sh" in (repo / "C.md").read_text("utf-8")  # still drawn, unlinked
+    assert out.endswith("rlresources: 1 block in 1 file; 1 file with a problem left as it was\n")
+    assert (repo / "C.md").read_text("utf-8") == before  # an error in a row it draws: left untouched
 
 
 MALFORMED = [
@@ -325,13 +330,17 @@ def test_markdown_never_lets_the_data_become_a_link(repo: Path, capsys: pytest.C
     readme = repo / "README.md"
     readme.write_text("<!-- rl-resource-table 7b :columns: model, contributor -->\n<!-- /rl-resource-table -->\n")
     status, out, _ = sync(capsys, "README.md")
-    assert status == 1 and "[rlresources.script_model]" in out  # the script trains Qwen2-7B: reported, still drawn
+    assert status == 1 and "[rlresources.script_model]" in out  # the script trains Qwen2-7B: an error, left as is
+    assert readme.read_text("utf-8").count("\n") == 2
+    assert sync(capsys, "--no-cross-check", "README.md")[0] == 0  # the data alone is valid: drawn
     synced = readme.read_text("utf-8")
     assert "`https://evil.example`" in synced and "`a@b.c`" in synced
     assert tables(synced)[0][1:3] == [["www.evil.example", "https://evil.example"], ["Qwen2.5-7B", "a@b.c"]]
     tokens = MarkdownIt("gfm-like").parse(synced)
     assert not [t for t in tokens if t.type == "inline" and any(c.type == "link_open" for c in t.children or [])]
-    assert cli.main(["render", "7b", "--format", "markdown", "--columns", "model, contributor"]) == 0
+    assert (
+        cli.main(["render", "7b", "--format", "markdown", "--columns", "model, contributor", "--no-cross-check"]) == 0
+    )
     assert capsys.readouterr().out in synced  # the block is what render draws
 
 

@@ -314,10 +314,10 @@ def test_every_text_pattern_in_the_schema_refuses_the_same_characters() -> None:
     text = json.dumps(schema())
     defs = schema()["$defs"]
     patterns = [defs["text"]["pattern"], defs["http_url"]["pattern"]]
-    patterns += [defs["entry"]["properties"][k]["pattern"] for k in ("notes", "script")]
+    patterns += [defs["entry"]["properties"][k]["pattern"] for k in ("notes", "script", "description")]
     for pattern in patterns:
         assert UNSEEN_CLASS in pattern, pattern
-    assert text.count(UNSEEN_CLASS.replace("\\", "\\\\")) == 4
+    assert text.count(UNSEEN_CLASS.replace("\\", "\\\\")) == 5
 
 
 @pytest.mark.parametrize("char", UNSEEN, ids=[f"U+{ord(c):04X}" for c in UNSEEN])

@@ -47,6 +47,45 @@ class Link:
     target: str | None
 
 
+_MD_LINK = re.compile(r"^\[(?P<text>[^\[\]]*)\]\((?P<target>[^()\s<>]+|<[^<>\n]+>)(?:\s+\"[^\"]*\")?\)$")
+_MD_REF = re.compile(r"^\[(?P<text>[^\[\]]+)\]\[(?P<ref>[^\[\]]*)\]$")
+_MD_AUTOLINK = re.compile(r"^<(?P<target>(?:https?|mailto):[^<>\s]+)>$")
+
+
+def read_md_link(text: str, targets: dict[str, str]) -> Link:
+    """The text and target of a Markdown cell that holds one link (``[text](url)``, ``[text][ref]``,
+    ``<url>``), or plain text."""
+    match = _MD_LINK.match(text)
+    if match:
+        return Link(match.group("text").strip() or match.group("target"), match.group("target").strip("<>"))
+    match = _MD_REF.match(text)
+    if match:
+        name = match.group("ref") or match.group("text")
+        target = targets.get(norm_ref(name))
+        if target is None:
+            raise CellError(f"the link '{text}' names no link definition on the page")
+        return Link(match.group("text").strip(), target)
+    match = _MD_AUTOLINK.match(text)
+    if match:
+        return Link(match.group("target"), match.group("target"))
+    shortcut = targets.get(norm_ref(text[1:-1])) if text.startswith("[") and text.endswith("]") else None
+    if shortcut is not None:
+        return Link(text[1:-1].strip(), shortcut)
+    if re.match(r"^https?://\S+$", text):
+        return Link(text, text)
+    if "](" in text:
+        raise CellError(f"'{text}' is not one link this command can read")
+    return Link(_MD_CODE.sub(r"\1", text), None)
+
+
+_MD_CODE = re.compile(r"`([^`]+)`")
+
+
+def link_of(text: str, page: Page) -> Link:
+    """The one link (or plain text) of a cell, in the page's markup."""
+    return read_md_link(text, page.targets) if page.markup == "markdown" else read_link(text, page.targets)
+
+
 def read_link(text: str, targets: dict[str, str]) -> Link:
     """The text and target of a cell that holds one hyperlink (or plain text)."""
     match = _LINK.match(text)
@@ -76,6 +115,8 @@ _INLINE = re.compile(r"``(.+?)``|\*\*(.+?)\*\*|\*(.+?)\*")
 def plain_text(text: str, page: Page) -> tuple[str, list[str]]:
     """A plain-text cell's words: emphasis and literals unwrapped, a link's target reported as lost."""
     lost = []
+    if page.markup == "markdown":
+        return _md_plain_text(text, page)
     if ("`" in text and "<" in text) or _REF.match(text):
         try:
             link = read_link(text, page.targets)
@@ -87,6 +128,23 @@ def plain_text(text: str, page: Page) -> tuple[str, list[str]]:
     text = _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), text)
     if "`" in text or "|" in text:
         raise CellError(f"'{text}' holds reST markup this column cannot keep")
+    return text, lost
+
+
+_MD_INLINE = re.compile(r"`([^`]+)`|\*\*(.+?)\*\*|__(.+?)__|\*(.+?)\*|(?<!\w)_(.+?)_(?!\w)")
+
+
+def _md_plain_text(text: str, page: Page) -> tuple[str, list[str]]:
+    """A Markdown cell's words: code spans and emphasis unwrapped, a link's target reported as lost."""
+    lost = []
+    if text.startswith(("[", "<")):
+        link = read_md_link(text, page.targets)
+        if link.target:
+            lost.append(f"the link to '{link.target}' in '{text}' is not carried over (this column holds plain text)")
+        text = link.text
+    text = _MD_INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+    if "](" in text or "<" in text:
+        raise CellError(f"'{text}' holds Markdown links or HTML this column cannot keep")
     return text, lost
 
 
@@ -133,7 +191,7 @@ def _github_path(url: str, root: Path | None) -> ScriptLink:
 
 def read_script(cell: Cell, page: Page, page_dir: Path, root: Path | None) -> tuple[ScriptLink, str]:
     """The repo-relative script path of a Link cell, and the text the page shows."""
-    link = read_link(cell.text, page.targets)
+    link = link_of(cell.text, page)
     target = link.target
     if target is None:
         if not link.text:
@@ -149,6 +207,8 @@ def read_script(cell: Cell, page: Page, page_dir: Path, root: Path | None) -> tu
             raise CellError(f"the :download: link '{cell.text}' leads outside the root") from None
     elif target.startswith(("http://", "https://")):
         found = _github_path(target, root)
+    elif page.markup == "markdown":  # relative to the page, as GitHub and every Markdown renderer read it
+        found = ScriptLink(_from_page(target, page_dir, root, cell.text))
     else:
         found = ScriptLink(target)
     path = found.path
@@ -157,9 +217,26 @@ def read_script(cell: Cell, page: Page, page_dir: Path, root: Path | None) -> tu
     return found, link.text
 
 
+def _from_page(target: str, page_dir: Path, root: Path | None, text: str) -> str:
+    """A Markdown page's relative link as a path from the root (``./x.sh`` in ``docs/`` is ``docs/x.sh``)."""
+    if target.startswith("/"):
+        return target.lstrip("/")  # GitHub reads /path as from the repository's root
+    parts: list[str] = []
+    for part in (page_dir.absolute() / unquote(target)).parts:  # '..' and '.' resolved as text, no link followed
+        if part == "..":
+            if len(parts) > 1:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    try:
+        return Path(*parts).relative_to((root if root is not None else Path()).absolute()).as_posix()
+    except ValueError:
+        raise CellError(f"the link '{text}' leads outside the root") from None
+
+
 def read_contributor(cell: Cell, page: Page) -> tuple[Any, list[str]]:
     """A name, or ``{name, email|github|url}``, and the parts that could not be kept."""
-    link = read_link(cell.text, page.targets)
+    link = link_of(cell.text, page)
     if not link.text:
         raise CellError("the Contributor cell is empty")
     if link.target is None:

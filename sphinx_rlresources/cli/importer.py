@@ -6,12 +6,14 @@ than the header, ``list-table`` and simple tables side by side.  So the page is 
 line by line here, not through docutils, and every table found under a heading is
 turned into rows.
 
-What counts as certain: a row is written only when every required field could be read
-from its own cell.  A row with fewer (or more) cells than its header cannot be trusted
-at all (which cell is missing cannot be told: the seed page's ``GRPO-LoRA`` stands in
-the Model column), so it is skipped and each of its cells is reported with its line.
-Nothing is ever filled in that the page did not say; the report lists every cell that
-was not carried over, so a person can finish the migration by hand.
+What counts as certain: a value is written only when it could be read from its own
+cell.  A row with fewer cells than its header (the seed page's ``GRPO-LoRA`` stands in
+the Model column) is read by what its cells hold (:mod:`.rowalign`) when that places
+every cell in one way only; the fields of the columns it lacks are written as ``TODO``
+placeholders, which lint names until a person fills them in.  A row whose cells could
+be placed in more than one way, or with more cells than its header, is skipped and each
+of its cells is reported with its line.  Nothing is ever filled in that the page did
+not say; the report lists every cell that was not carried over.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from sphinx_rlresources.cli.common import (
     repository_root,
     write_file,
 )
+from sphinx_rlresources.cli.mdread import parse_markdown
 from sphinx_rlresources.cli.pageread import (
     REQUIRED,
     SIZE_LABEL,
@@ -45,11 +48,13 @@ from sphinx_rlresources.cli.pageread import (
     header_key,
     parse_page,
 )
+from sphinx_rlresources.cli.rowalign import place
 from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
-from sphinx_rlresources.core.diagnostics import relpath
+from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 from sphinx_rlresources.core.model import size_key, size_order
+from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
 from sphinx_rlresources.safe.text import MAX_LOCATION, json_text, one_line, safe_start, shown
@@ -93,9 +98,13 @@ def _folder_size(path: str) -> str | None:
     return f"{match.group(1)}{match.group(2).upper()}" if match else None
 
 
-def import_page(text: str, page_dir: Path, root: Path | None) -> Result:
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+"""Pages read as Markdown (GitHub tables, MyST); every other page is read as reST."""
+
+
+def import_page(text: str, page_dir: Path, root: Path | None, markdown: bool = False) -> Result:
     """Turn the page's tables into rows per size; every loss is a finding."""
-    page = parse_page(text)
+    page = parse_markdown(text) if markdown else parse_page(text)
     result = Result(findings=list(page.findings))
     for heading in page.headings:
         if heading.size:
@@ -141,21 +150,45 @@ class _TableReading:
         missing = [k for k in REQUIRED if k not in keys]
         if all(not c.text for c in row):
             self._empty(row)
-        elif len(row) != len(header):
-            _lose_row(
-                row,
-                f"it has {len(row)} cells but the header at line {header[0].line} has "
-                f"{len(header)} ({', '.join(c.text for c in header)}); "
-                "which column each cell belongs to cannot be told",
-                self.result,
-                None,
-            )
         elif missing:
             _lose_row(
                 row, f"{self.where} has no column for {', '.join(missing)}, which every row needs", self.result, header
             )
-        else:
+        elif len(row) == len(header):
             self._read(row, self._cells(row, keys))
+        else:
+            self._short(row, keys)
+
+    def _short(self, row: list[Cell], keys: list[str | None]) -> None:
+        """A row with more or fewer cells than the header: read by content when that is certain."""
+        header = self.header
+        columns = place(row, keys)
+        counted = f"it has {len(row)} cells but the header at line {header[0].line} has {len(header)}"
+        if columns is None:
+            why = "which column each cell belongs to cannot be told"
+            if len(row) < len(header):
+                why += ", by position or by what the cells hold"
+            _lose_row(row, f"{counted} ({', '.join(c.text for c in header)}); {why}", self.result, None)
+            return
+        lacking = [i for i in range(len(header)) if i not in columns]
+        names = ", ".join(header[i].text for i in lacking)
+        shifted = next((i for i, column in enumerate(columns) if column != i), None)
+        seen = "" if shifted is None else f"readers see '{row[shifted].text}' under {header[shifted].text}; "
+        self.result.findings.append(
+            Finding(
+                row[0].line,
+                f"{counted}: {seen}read by what each cell holds, it lacks {names}, written as TODO "
+                "placeholders that lint names until you fill them in; add the missing cells on the page",
+                "defect",
+            )
+        )
+        cells = {}
+        for cell, column in zip(row, columns, strict=True):
+            key = keys[column]
+            if key is not None:
+                cells[key] = cell
+        todo = [key for i in lacking if (key := keys[i]) is not None]
+        self._read(row, cells, todo)
 
     def _empty(self, row: list[Cell]) -> None:
         line = row[0].line if row else self.table.line
@@ -189,11 +222,13 @@ class _TableReading:
                 )
         return cells
 
-    def _read(self, row: list[Cell], cells: dict[str, Cell]) -> None:
+    def _read(self, row: list[Cell], cells: dict[str, Cell], todo: Sequence[str] = ()) -> None:
         values, failed, notes, link = read_cells(cells, self.page, self.page_dir, self.root)
         self.result.findings.extend(notes)
         if "max_batch" not in cells:
             values["max_batch"] = None
+        for key in todo:  # the columns a short row lacks: placeholders that lint names
+            values.update(dict.fromkeys(("gpus", "device") if key == "resource" else (key,), TODO))
         size = self.heading_size or (_folder_size(values["script"]) if "script" in values else None)
         if failed or size is None:
             reasons = [f.message for f in failed] or [
@@ -281,8 +316,13 @@ ENTRY_ORDER = (
 
 
 def _schema_problems(label: str, entry: dict[str, Any]) -> list[str]:
+    """What breaks the data format, a placeholder left out: lint names it as one to fill in."""
     errors = validator().iter_errors({"size": label, "entries": [entry]})
-    return [f"{path_text(tuple(e.absolute_path)[2:]) or 'size'}: {e.message}" for e in errors]
+    return [
+        f"{path_text(tuple(e.absolute_path)[2:]) or 'size'}: {e.message}"
+        for e in errors
+        if not (len(e.absolute_path) > 2 and entry.get(str(e.absolute_path[2])) == TODO)
+    ]
 
 
 def url_suggestion(links: Sequence[ScriptLink]) -> tuple[str, str, list[str]] | None:
@@ -303,7 +343,7 @@ def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the comman
     except FileNotFoundError:
         raise CliError(f"the page '{args.page}' does not exist") from None
     except IsADirectoryError:
-        raise CliError(f"'{args.page}' is a folder; give the .rst page") from None
+        raise CliError(f"'{args.page}' is a folder; give the page (.rst, or .md for Markdown)") from None
     except UnicodeDecodeError as err:
         raise CliError(f"the page '{args.page}' is not UTF-8 text ({err.reason} at byte {err.start})") from None
     root = Path(args.root) if args.root else None
@@ -312,10 +352,13 @@ def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the comman
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise CliError(f"--out '{args.out}' exists and is not a folder")
-    result = import_page(text, page_path.parent, root)
+    markdown = page_path.suffix.lower() in MARKDOWN_SUFFIXES
+    result = import_page(text, page_path.parent, root, markdown)
     if not result.sizes:
+        kind = "Markdown" if markdown else "reST"
         raise CliError(
-            f"the page '{args.page}' has no heading that names a size (7B, 70B) and no table whose scripts do"
+            f"the page '{args.page}', read as {kind} (by its suffix), has no heading that names a size (7B, 70B) "
+            "and no table whose scripts do"
         )
     keys = sorted(result.sizes, key=lambda k: size_order(result.sizes[k]))
     targets = {key: out_dir / f"{key}.yaml" for key in keys}
@@ -377,9 +420,11 @@ def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the comman
         for kind, word in (("row", "row"), ("cell", "cell"), ("part", "link or markup part"))
         if counts[kind]
     ]
+    todo = sum(list(entry.values()).count(TODO) for found in result.rows.values() for _line, entry in found)
     out.write(
         f"rlresources: {plural(rows, 'row')} in {plural(len(keys), 'size')} imported; "
         + (f"not carried over: {', '.join(losses)} (see above)" if losses else "every cell carried over")
+        + (f"; {plural(todo, 'placeholder')} (TODO) to fill in, named by rlresources lint" if todo else "")
         + "\n"
     )
     return EXIT_FINDINGS if losses else EXIT_OK
@@ -440,6 +485,6 @@ def _check_written(paths: Sequence[Path], limit: int) -> None:
     options = LoadOptions(max_file_bytes=limit, check_scripts=False)
     dataset = load_dataset(paths[0].parent, paths[0].parent, options)
     shown = {relpath(p) for p in paths}
-    problems = [d.format() for d in dataset.diagnostics if d.path in shown]
+    problems = [d.format() for d in dataset.diagnostics if d.path in shown and d.subtype is not Subtype.PLACEHOLDER]
     if problems:
         raise CliError(f"internal error: the written data does not read back ({problems[0]}); please report this")

@@ -223,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument(
         "--ref", metavar="REF", help="what fills {ref} (default: script_ref in [tool.rlresources], else main)"
     )
+    sync.add_argument(
+        "--relative-links",
+        action="store_true",
+        help="link each script of the working tree relatively from the file (./examples/x.sh), as a README "
+        "links its repository's files; pinned rows keep --script-url's links (default: off)",
+    )
     add_load_arguments(
         sync,
         stale="also report the drawn rows whose script changed in git after they were tested; the tables "
@@ -249,20 +255,22 @@ def build_parser() -> argparse.ArgumentParser:
     imp = commands.add_parser(
         "import",
         help="turn a hand-written page's tables into data files",
-        description="Read every table under a size heading of a hand-written reST page and write one data "
-        "file per size. Every cell that cannot be carried over is reported with its page line; nothing is "
-        "guessed.",
+        description="Read every table under a size heading of a hand-written page (reST; Markdown, GitHub "
+        "tables or MyST, for a .md, .markdown or .mdx page) and write one data file per size. Every cell that "
+        "cannot be carried over is reported with its page line; nothing is guessed: the fields a row short of "
+        "cells lacks are written as TODO, which lint names.",
         epilog=exit_statuses("every cell was carried over", "some cells were not (each is reported)"),
     )
-    imp.add_argument("page", metavar="PAGE.rst", help="the hand-written page")
+    imp.add_argument("page", metavar="PAGE", help="the hand-written page (.rst, or .md for Markdown)")
     imp.add_argument(
         "--out", metavar="DIR", required=True, help="the folder to write the data files to (created if missing)"
     )
     imp.add_argument(
         "--root",
         metavar="DIR",
-        help="the repository root; used to pick the script path out of a link whose branch name has a '/' "
-        "(default: none, such links are reported)",
+        help="the repository root; used to pick the script path out of a link whose branch name has a '/', "
+        "and what a Markdown page's relative links are read against (default: none, such links are reported; "
+        "relative links are read against the working folder)",
     )
     imp.add_argument("--force", action="store_true", help="overwrite data files that already exist in --out")
     imp.set_defaults(func=_run_of("importer"))

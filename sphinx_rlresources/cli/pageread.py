@@ -99,6 +99,8 @@ class Page:
     tables: list[tuple[Table, list[Heading]]] = field(default_factory=list)
     targets: dict[str, str] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    markup: str = "rst"
+    """``rst`` or ``markdown``: which syntax the cells' links and inline markup are in."""
 
 
 def size_label(text: str) -> str | None:
@@ -132,7 +134,7 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text).strip()
 
 
-def _list_table(lines: list[str], start: int, indent: int, page: Page) -> tuple[Table, int]:  # noqa: C901 - a line scanner for one table syntax
+def list_table(lines: list[str], start: int, indent: int, page: Page) -> tuple[Table, int]:  # noqa: C901 - a line scanner for one table syntax
     end = _block_end(lines, start, indent)
     header_rows = 0
     i = start
@@ -348,7 +350,7 @@ def parse_page(text: str) -> Page:  # noqa: C901 - a line scanner: headings, tar
             name = directive.group(2).lower()
             indent = len(directive.group(1))
             if name == "list-table":
-                table, i = _list_table(lines, i + 1, indent, page)
+                table, i = list_table(lines, i + 1, indent, page)
                 page.tables.append((table, list(stack)))
                 continue
             if name in _SKIPPED_DIRECTIVES:

@@ -20,6 +20,7 @@ from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.project import Project
 from sphinx_rlresources.core.query import Selection, select
+from sphinx_rlresources.core.richtext import Run
 from sphinx_rlresources.core.urls import url_template_problem
 from sphinx_rlresources.safe.text import MAX_LOCATION, shown
 
@@ -100,21 +101,37 @@ def md_link(text: str, url: str, title: str | None = None) -> str:
 class Renderer:
     """Turns cells into strings of one markup; what a cell shows and links is the column's to say."""
 
-    def __init__(self, markup: str, template: str | None, ref: str, dataset: DataSet | None = None) -> None:
+    def __init__(
+        self, markup: str, template: str | None, ref: str, dataset: DataSet | None = None, link_from: str | None = None
+    ) -> None:
         self.markup = markup
-        self.context = cols.CellContext(dataset, template, ref)
+        self.context = cols.CellContext(dataset, template, ref, link_from)
         """With a data set, only scripts that exist are linked, as in the directive."""
+
+    def linked_from(self, folder: str) -> Renderer:
+        """The same renderer for a Markdown file in ``folder`` (from the root), linking scripts relatively."""
+        context = self.context
+        return Renderer(self.markup, context.script_url, context.script_ref, context.dataset, folder)
 
     def text(self, value: str) -> str:
         return rst_text(value) if self.markup == "rst" else md_text(value)
 
     def cell(self, entry: Entry, key: str) -> str:
         cell = cols.COLUMNS[key].cell(entry, self.context)
+        if cell.runs:
+            return self.runs(cell.runs)
         if not cell.url:
             return self.text(cell.text)
         if self.markup == "rst":  # reST links carry no title
             return rst_link(cell.text, cell.url)
         return md_link(cell.text, cell.url, cell.title)
+
+    def runs(self, runs: Sequence[Run]) -> str:
+        """Text with links, each run escaped on its own; in reST an escaped space (shown as
+        nothing) sets each link apart, as inline markup must start and end at a word's edge."""
+        if self.markup != "rst":
+            return "".join(md_link(r.text, r.url) if r.url else self.text(r.text) for r in runs)
+        return "".join(f"\\ {rst_link(r.text, r.url)}\\ " if r.url else rst_text(r.text) for r in runs)
 
 
 def render_rst(entries: Sequence[Entry], shown: Sequence[str], renderer: Renderer, title: str) -> str:

@@ -71,6 +71,13 @@ class Page:
     """Why the file cannot be synced (markers, sizes, options): it is then left as it is."""
     outdated: list[tuple[Block, list[str]]] = field(default_factory=list)
     """Each block whose text differs from its table, with the short diff."""
+    held: bool = False
+    """A row a block draws has an error (as lint reports it): the file is left as it is too."""
+
+    @property
+    def refused(self) -> bool:
+        """Whether the file is left as it is: a problem of its own, or an error of a row it draws."""
+        return bool(self.problems) or self.held
 
 
 def read_page(root: Path, path: Path) -> str:
@@ -151,9 +158,11 @@ def _check_options(block: Block, problem: Callable[[int, int, Subtype, str], Non
 class Syncer:
     """Works out each block's table against one loaded data set, with the command's link settings."""
 
-    def __init__(self, dataset: DataSet, renderer: Renderer) -> None:
+    def __init__(self, dataset: DataSet, renderer: Renderer, root: Path | None = None) -> None:
         self.dataset = dataset
         self.renderer = renderer
+        self.root = root
+        """With a root, each file links the repository's scripts relatively from its own folder."""
         self.findings: dict[tuple[Diagnostic, str, str], Diagnostic] = {}
         """The data's findings for the rows drawn, once each (a diagnostic compares by its place alone)."""
 
@@ -165,8 +174,9 @@ class Syncer:
             page.problems.append(Diagnostic(page.shown, problem.line, problem.column, subtype, problem.message))
         pieces = []
         done = 0
+        renderer = self.renderer if self.root is None else self.renderer.linked_from(_folder(self.root, path))
         for block in found.blocks:
-            table = self.table(page, block)
+            table = self.table(page, block, renderer)
             page.blocks += 1
             if table is None:
                 continue
@@ -192,7 +202,7 @@ class Syncer:
             )
         return page
 
-    def table(self, page: Page, block: Block) -> str | None:
+    def table(self, page: Page, block: Block, renderer: Renderer | None = None) -> str | None:
         """The block's table as ``render --format markdown`` draws it, or None after adding why not."""
         problems = len(page.problems)
 
@@ -219,6 +229,7 @@ class Syncer:
             problem(where.line, where.column, Subtype.OPTION, wrong.for_directive())
         for diag in row_findings(self.dataset, chosen):
             self.findings.setdefault((diag, diag.subtype.code, diag.message), diag)
+            page.held = page.held or diag.severity == "error"
         for unreadable in chosen.unreadable:
             problem(
                 block.line,
@@ -229,7 +240,16 @@ class Syncer:
             )
         if len(page.problems) > problems:
             return None
-        return drawn(chosen, self.renderer, chosen.label or "All sizes")
+        return drawn(chosen, renderer or self.renderer, chosen.label or "All sizes")
+
+
+def _folder(root: Path, path: Path) -> str:
+    """The file's folder from the root, POSIX (``''`` for a README at the root)."""
+    try:
+        folder = path.absolute().parent.relative_to(root.absolute()).as_posix()
+    except ValueError:  # outside the root: refused when written; linked as if at the root meanwhile
+        return ""
+    return "" if folder == "." else folder
 
 
 def _pages(args: argparse.Namespace, root: Path, syncer: Syncer) -> list[Page]:
@@ -252,8 +272,8 @@ def _summary(pages: list[Page], check: bool, written: list[Page]) -> str:
     elif outdated:
         text = f"{PROG}: updated {outdated} of {where} ({plural(len(written), 'file')} written)"
     else:
-        text = f"{PROG}: {where}, all up to date" if not any(p.problems for p in pages) else f"{PROG}: {where}"
-    refused = [page for page in pages if page.problems]
+        text = f"{PROG}: {where}, all up to date" if not any(p.refused for p in pages) else f"{PROG}: {where}"
+    refused = [page for page in pages if page.refused]
     if refused and not check:
         text += (
             f"; {plural(len(refused), 'file')} with a problem left as {'it was' if len(refused) == 1 else 'they were'}"
@@ -265,7 +285,7 @@ def run(args: argparse.Namespace, out: Lines) -> int:
     dataset, project = load(args)
     template, ref = link_settings(args, project)
     root = repository_root(args, project)
-    syncer = Syncer(dataset, Renderer("markdown", template, ref, dataset))
+    syncer = Syncer(dataset, Renderer("markdown", template, ref, dataset), root if args.relative_links else None)
     pages = _pages(args, root, syncer)
     for note in dataset.notes:  # a check that could not run (no git history): not a finding
         tell(f"{PROG}: note: {note}")
@@ -278,7 +298,7 @@ def run(args: argparse.Namespace, out: Lines) -> int:
     _report(found, args.format == "github", out)
     written = []
     if not args.check:
-        written = [page for page in pages if not page.problems and page.new != page.text]
+        written = [page for page in pages if not page.refused and page.new != page.text]
         check_targets(root, [page.path for page in written], overwrite=True)  # all refused, or all tried
         _write(root, written)
     out.write(_summary(pages, args.check, written) + "\n")

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
-from sphinx_rlresources.core.model import DataSet, Entry, RowEstimate, size_order
-from sphinx_rlresources.core.urls import row_script_url, safe_url, script_url
+from sphinx_rlresources.core.model import PARALLELISM_KEYS, DataSet, Entry, RowEstimate, size_order
+from sphinx_rlresources.core.richtext import Run, plain_text, runs
+from sphinx_rlresources.core.urls import row_script_url, safe_relative, safe_url, script_url
 from sphinx_rlresources.safe.text import visible
 
 
@@ -31,6 +33,9 @@ class CellContext:
     dataset: DataSet | None = None
     script_url: str | None = None
     script_ref: str = "main"
+    link_from: str | None = None
+    """The folder (from the root) of the Markdown file being written, whose Link cells link the
+    repository's scripts relatively (``sync --relative-links``); None: only absolute links."""
 
     def estimate(self, entry: Entry) -> RowEstimate | None:
         return None if self.dataset is None else self.dataset.estimates.get(entry.source)
@@ -51,6 +56,9 @@ class Cell(NamedTuple):
     file: Path | None = None
     """A checked file inside the root that the cell names, for a front end that can publish
     it when there is no ``url`` (the Sphinx build links it as a download)."""
+    runs: tuple[Run, ...] = ()
+    """For a cell whose text holds several links (a description): the text as plain and
+    linked runs, whose texts join to ``text``; each front end draws them, none re-parses."""
 
 
 @dataclass(frozen=True)
@@ -85,18 +93,28 @@ class Column:
     title: Callable[[Entry, CellContext], str | None] = _nothing
     file: Callable[[Entry, CellContext], Path | None] = _nothing
     hover: Hover | None = field(default=None)
+    runs: Callable[[Entry, CellContext], tuple[Run, ...]] | None = None
 
     def cell(self, entry: Entry, context: CellContext) -> Cell:
         text = visible(self.text(entry, context))  # the loader refused these already: defence in depth
         if not text:  # nothing to click: no link, no title, no file
             return Cell(text)
         title = self.title(entry, context)
+        url = self.url(entry, context)
         return Cell(
             text,
-            safe_url(self.url(entry, context)),
+            safe_url(url) or (safe_relative(url) if context.link_from is not None else None),
             None if title is None else visible(title),
             self.file(entry, context),
+            () if self.runs is None else self._runs(self.runs(entry, context)),  # no call for a plain column
         )
+
+    @staticmethod
+    def _runs(found: tuple[Run, ...]) -> tuple[Run, ...]:
+        """The linked runs, when any of them is a link."""
+        if not any(run.url for run in found):
+            return ()
+        return tuple(Run(visible(run.text), safe_url(run.url)) for run in found)
 
 
 #: A verdict and the words an estimate cell says it with (never colour alone).
@@ -132,10 +150,51 @@ def _estimate_key(entry: Entry, context: CellContext) -> float | None:
     return None if found is None else found.floor_gib
 
 
+def number_text(value: float | None, unit: str = "") -> str:
+    """A measured figure as readers write it: ``42`` not ``42.0``, at most two decimals (``1520.5``)."""
+    if value is None:
+        return ""
+    shown = str(int(value)) if float(value).is_integer() else f"{value:.2f}".rstrip("0")
+    return f"{shown} {unit}" if unit else shown
+
+
+def seq_len_text(entry: Entry) -> str:
+    """``prompt 1024, response 3072``: every length named, so a prompt limit is never read as the whole sequence."""
+    return ", ".join(f"{name} {value}" for name, value in entry.seq_len)
+
+
+def _seq_len_key(entry: Entry, _context: CellContext) -> int | None:
+    """The whole sequence: ``max`` when given, else prompt plus response."""
+    given = dict(entry.seq_len)
+    return given.get("max") or (given.get("prompt", 0) + given.get("response", 0)) or None
+
+
+def parallelism_text(entry: Entry) -> str:
+    """``TP4 PP2 CP1 EP8``, the degrees the row gives, in that order, as frameworks write them."""
+    return " ".join(f"{name.upper()}{value}" for name, value in entry.parallelism)
+
+
+def _parallelism_key(entry: Entry, _context: CellContext) -> tuple[int, ...] | None:
+    if not entry.parallelism:
+        return None
+    given = dict(entry.parallelism)
+    return tuple(given.get(name, 1) for name in PARALLELISM_KEYS)
+
+
+def _logs_text(entry: Entry, _context: CellContext) -> str:
+    """The evidence link, short: its host (``wandb.ai``), for a narrow column."""
+    url = safe_url(entry.evidence)
+    return "" if url is None else urlsplit(url).hostname or ""
+
+
+def _description_runs(entry: Entry, _context: CellContext) -> tuple[Run, ...]:
+    return runs(entry.description) if entry.description else ()
+
+
 def _script_url(entry: Entry, context: CellContext) -> str | None:
     if context.dataset is None:
         return script_url(context.script_url, entry.script_ref or context.script_ref, entry.script)
-    return row_script_url(context.dataset, entry, context.script_url, context.script_ref)
+    return row_script_url(context.dataset, entry, context.script_url, context.script_ref, context.link_from)
 
 
 def _script_file(entry: Entry, context: CellContext) -> Path | None:
@@ -188,6 +247,27 @@ COLUMNS: dict[str, Column] = {
         ),
         Column("notes", "Notes", lambda e, _: e.notes or "", lambda e, _: e.notes),
         Column("estimate", "Estimate", lambda e, c: estimate_text(c.estimate(e)), _estimate_key),
+        Column("seq_len", "Seq len", lambda e, _: seq_len_text(e), _seq_len_key),
+        Column(
+            "global_batch",
+            "Global batch",
+            lambda e, _: "" if e.global_batch is None else str(e.global_batch),
+            lambda e, _: e.global_batch,
+        ),
+        Column("parallelism", "Parallelism", lambda e, _: parallelism_text(e), _parallelism_key),
+        Column("throughput", "Tokens/s/GPU", lambda e, _: number_text(e.throughput), lambda e, _: e.throughput),
+        Column("step_time", "Step time", lambda e, _: number_text(e.step_time, "s"), lambda e, _: e.step_time),
+        Column(
+            "peak_memory", "Peak memory", lambda e, _: number_text(e.peak_memory, "GiB"), lambda e, _: e.peak_memory
+        ),
+        Column("logs", "Logs", _logs_text, lambda e, _: e.evidence, url=lambda e, _: e.evidence),
+        Column(
+            "description",
+            "Description",
+            lambda e, _: plain_text(e.description) if e.description else "",
+            lambda e, _: e.description.lower() if e.description else None,
+            runs=_description_runs,
+        ),
     ]
 }
 """Every column, in the order option messages list them; a new column is one entry here."""

@@ -144,6 +144,13 @@ class _Compiler:
         number = self.is_type("number")
         return lambda v: not number(v) or v <= value
 
+    def exclusive_minimum(self, value: Any, _schema: dict[str, Any]) -> Check:
+        number = self.is_type("number")
+        return lambda v: not number(v) or v > value
+
+    def min_properties(self, value: Any, _schema: dict[str, Any]) -> Check:
+        return lambda v: not isinstance(v, dict) or len(v) >= value
+
     def format_(self, value: Any, _schema: dict[str, Any]) -> Check:
         if not self.formats:
             return _always
@@ -242,6 +249,8 @@ _KEYWORDS: dict[str, Callable[[_Compiler, Any, dict[str, Any]], Check]] = {
     "maxLength": _Compiler.max_length,
     "minimum": _Compiler.minimum,
     "maximum": _Compiler.maximum,
+    "exclusiveMinimum": _Compiler.exclusive_minimum,
+    "minProperties": _Compiler.min_properties,
     "format": _Compiler.format_,
     "required": _Compiler.required,
     "properties": _Compiler.properties,

@@ -50,6 +50,17 @@ def env_text(value: Any) -> str:
     return str(value)
 
 
+SEQ_LEN_KEYS = ("prompt", "response", "max")
+PARALLELISM_KEYS = ("tp", "pp", "cp", "ep")
+
+
+def _pairs(value: dict[str, int] | None, keys: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """A measured mapping as (key, value) pairs in the schema's order: hashable, and drawn the same way each time."""
+    if not value:  # most rows: nothing measured, nothing to build
+        return ()
+    return tuple((key, value[key]) for key in keys if key in value)
+
+
 @dataclass(frozen=True)
 class Contributor:
     """Who measured a row; the name is linked when a safe target is given."""
@@ -116,6 +127,19 @@ class Entry:
     notes: str | None = None
     script_ref: str | None = None
     """The commit, tag or branch the script is read from (None: the working tree)."""
+    seq_len: tuple[tuple[str, int], ...] = ()
+    """What was measured, each optional: ``(("prompt", 1024), ("response", 3072))`` in the schema's order."""
+    global_batch: int | None = None
+    parallelism: tuple[tuple[str, int], ...] = ()
+    """``(("tp", 4), ("pp", 2))``: the training parallelism, in the schema's order (tp, pp, cp, ep)."""
+    throughput: float | None = None
+    """Tokens per second per GPU."""
+    step_time: float | None = None
+    """Seconds per training step."""
+    peak_memory: float | None = None
+    """The measured peak memory per GPU, in GiB."""
+    description: str | None = None
+    """Text for readers in which ``[text](url)`` is a link (:mod:`~sphinx_rlresources.core.richtext`)."""
     env: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
     """The environment the row was measured with, over the script's documented defaults."""
     field_marks: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, hash=False)
@@ -160,6 +184,13 @@ class Entry:
             evidence=value.get("evidence"),
             tested=str(value["tested"]) if value.get("tested") is not None else None,
             notes=value.get("notes"),
+            seq_len=_pairs(value.get("seq_len"), SEQ_LEN_KEYS),
+            global_batch=value.get("global_batch"),
+            parallelism=_pairs(value.get("parallelism"), PARALLELISM_KEYS),
+            throughput=value.get("throughput"),
+            step_time=value.get("step_time"),
+            peak_memory=value.get("peak_memory"),
+            description=value.get("description"),
             source=source,
             field_marks=marks,
         )

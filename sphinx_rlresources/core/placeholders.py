@@ -54,7 +54,8 @@ def replace_schema_errors(doc: YamlDocument, shown: str, schema_found: list[Diag
                 line,
                 column,
                 Subtype.PLACEHOLDER,
-                f"{path_text(path)}: still TODO, the placeholder written by 'rlresources new'; fill it in{what}{hint}",
+                f"{path_text(path)}: still TODO, a placeholder written by 'rlresources new' or 'import'; "
+                f"fill it in{what}{hint}",
                 json_path=path_text(path),
             )
         )

@@ -48,6 +48,28 @@ def safe_url(url: str | None) -> str | None:
 TEMPLATE_FIELDS = ("path", "ref")
 """The fields a URL template may name, each written plainly: ``{path}``, ``{ref}``."""
 
+_RELATIVE = re.compile(r"^\.\.?/[A-Za-z0-9._+/-]+$")
+"""A relative link as ``sync --relative-links`` writes it: ``./`` or ``../`` first (so no part can read as
+a scheme), then only characters no markup gives a meaning to."""
+
+
+def safe_relative(path: str | None) -> str | None:
+    """``path`` when it is a plain relative link (``./examples/x.sh``, ``../x.sh``), else None."""
+    if not path or not _RELATIVE.match(path) or "//" in path:
+        return None
+    return path
+
+
+def relative_link(from_folder: str, path: str) -> str | None:
+    """The link from a file in ``from_folder`` to ``path`` (both from the root, POSIX), as GitHub reads it."""
+    here = [part for part in from_folder.split("/") if part]
+    there = [part for part in path.split("/") if part]
+    common = 0
+    while common < min(len(here), len(there) - 1) and here[common] == there[common]:
+        common += 1
+    steps = [".."] * (len(here) - common) or ["."]
+    return safe_relative("/".join(steps + there[common:]))
+
 
 def url_template_problem(template: str) -> str | None:
     """Why a script URL template is unusable, or None.
@@ -89,8 +111,16 @@ def script_url(template: str | None, ref: str, script: str) -> str | None:
     return safe_url(template.format(ref=ref, path=PurePath(script).as_posix()))
 
 
-def row_script_url(dataset: DataSet, entry: Entry, template: str | None, ref: str) -> str | None:
-    """A row's script link: at the row's ``script_ref`` (else ``ref``), and only if the script exists."""
+def row_script_url(
+    dataset: DataSet, entry: Entry, template: str | None, ref: str, link_from: str | None = None
+) -> str | None:
+    """A row's script link: at the row's ``script_ref`` (else ``ref``), and only if the script exists.
+
+    With ``link_from`` (the folder, from the root, of the Markdown file being written), a
+    script in the working tree is linked relatively, as a README links its own files.
+    """
     if entry.script not in dataset.linkable:
         return None  # reported by the checks; a link would lead to a missing file
+    if link_from is not None and entry.script_ref is None and entry.script in dataset.scripts:
+        return relative_link(link_from, entry.script)  # a file of this tree, linked from a file beside it
     return script_url(template, entry.script_ref or ref, entry.script)

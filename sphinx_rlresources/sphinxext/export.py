@@ -72,9 +72,17 @@ def row_object(entry: Entry, source_path: str, context: CellContext) -> dict[str
         "tested": entry.tested,
         "evidence": entry.evidence,
         "notes": entry.notes,
+        "seq_len": dict(entry.seq_len) or None,
+        "global_batch": entry.global_batch,
+        "parallelism": dict(entry.parallelism) or None,
+        "throughput": entry.throughput,
+        "step_time": entry.step_time,
+        "peak_memory": entry.peak_memory,
+        "description": entry.description,
         "source": {"path": source_path, "line": entry.source.line},
         "cells": {key: cell.text for key, cell in cells.items() if cell.text},
         "links": {key: {"url": cell.url, "title": cell.title} for key, cell in cells.items() if cell.url},
+        "runs": {key: [[run.text, run.url] for run in cell.runs] for key, cell in cells.items() if cell.runs},
     }
 
 

@@ -28,4 +28,12 @@ HEADERS = {
     "evidence": _("Evidence"),
     "notes": _("Notes"),
     "estimate": _("Estimate"),
+    "seq_len": _("Seq len"),
+    "global_batch": _("Global batch"),
+    "parallelism": _("Parallelism"),
+    "throughput": _("Tokens/s/GPU"),
+    "step_time": _("Step time"),
+    "peak_memory": _("Peak memory"),
+    "logs": _("Logs"),
+    "description": _("Description"),
 }

@@ -159,7 +159,12 @@ class RLResourceTable(RLResourceDirective):
         return entry
 
     def _content(self, cell: cols.Cell, key: str) -> nodes.Node | None:
-        """The nodes for a cell: a link, a download of the file it names, or its text."""
+        """The nodes for a cell: a link, a download of the file it names, text with links, or its text."""
+        if cell.runs:
+            inline = nodes.inline()
+            for run in cell.runs:
+                inline += nodes.reference(run.text, run.text, refuri=run.url) if run.url else nodes.Text(run.text)
+            return inline
         if cell.url:
             reference = nodes.reference(cell.text, cell.text, refuri=cell.url)
             if cell.title:
