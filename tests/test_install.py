@@ -103,7 +103,7 @@ def test_the_pinned_commit_accepts_every_key_the_pages_tell_users_to_set() -> No
     (rev,) = _pinned_commits()
     assert _have_commit(rev), f"{rev} is not a commit of this repository"
     toml_keys, conf_names = _keys_the_pages_set()
-    assert {"data", "root", "naming", "script_glob"} <= toml_keys  # the reading finds the pages' tables
+    assert {"data", "root", "naming", "launch_files"} <= toml_keys  # the reading finds the pages' tables
     assert {"rlresources_data_dir", "rlresources_fail_on"} <= conf_names
     known_keys, known_names = _settings_at(rev)
     assert not toml_keys - known_keys, f"[tool.rlresources] keys that {rev[:12]} rejects: {toml_keys - known_keys}"
