@@ -622,21 +622,30 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     )
     assert html.count('class="rlresources-estimate-legend"') == 2  # the column's and the estimate table's
     assert "lengths and batches, and is the figure to plan with" in html
-    # The estimate table: per offload, the floor's and the expected peak's fewest GPUs, what limits, the host.
+    # The estimate table: one compact row per task and device (the offload setting that needs the
+    # fewest GPUs, the count, the verdict in a word, the limiting term), both settings' figures a click away.
     table = html[re.search(r'<table class="[^"]*rlresources-estimate[ "]', html).start() :]  # type: ignore[union-attr]
     table = table[: table.index("</table>")]
+    assert "the fewest GPUs the estimator allows for Llama-3.1-405B" in table  # one model: named once, above
     heads = re.findall(r"<th[^>]*>\s*<p>(.*?)</p>", table, re.S)
-    assert heads == [
-        "Model", "Task", "Device", "Offload", "Fewest GPUs: floor", "Fewest GPUs: expected", "Limited by",
-        "Host memory per node",
-    ]  # fmt: skip
-    cells = [re.sub("<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>\s*<p>(.*?)</p>", table, re.S)]
-    assert len(cells) == 2 * 8  # offload on and off
-    for row in (cells[:8], cells[8:]):
-        assert re.fullmatch(r"\d+ \(≥ \d+ GiB/GPU\)(, likely OOM)?", row[4]), row
-        assert re.fullmatch(r"\d+ \(≈ \d+ GiB/GPU\)(, tight)?", row[5]), row
-        assert int(row[5].split()[0]) >= int(row[4].split()[0])  # the expected peak never needs fewer GPUs
-        assert re.fullmatch(r"[^(]+, \d+ GiB \(.+\)", row[6]) and re.fullmatch(r"≈ [\d,]+ GiB", row[7]), row
+    assert heads == ["Task", "Device", "Fewest GPUs", "Offload", "Verdict", "Limited by", "Details"]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)[1:]
+    assert len(rows) == 1
+    cells = re.findall(r"<td ([^>]*)>(.*?)</td>", rows[0], re.S)
+    texts = [re.sub("<[^>]+>", "", c).strip() for _attrs, c in cells]
+    assert texts[:2] == ["GRPO", "H200"] and re.fullmatch(r"\d+", texts[2]) and texts[3] in {"on", "off"}, texts
+    assert texts[4] in {"fits", "tight"} and texts[5] and "GiB" not in texts[5], texts  # a count, then a word
+    assert ["rl-estimated" in attrs for attrs, _c in cells] == [False, False, True, True, True, True, True]
+    details = cells[6][1]
+    assert details.startswith('<details class="rlresources-details"><summary>Figures</summary>'), details
+    figures = re.findall(r"<p>(Offload (?:on|off): .*?)</p>", details, re.S)
+    assert len(figures) == 2, details
+    for text in figures:
+        assert re.search(r"\d+ GPUs \((fits|tight)\), expected peak ≈ [\d.]+ GiB/GPU; floor \d+ GPUs \(≥", text)
+        assert re.search(r"host memory ≈ [\d,]+ GiB per node", text), text
+    shown = next(t for t in figures if t.startswith(f"Offload {texts[3]}:"))
+    assert shown.split(": ", 1)[1].startswith(f"{texts[2]} GPUs ({texts[4]})")  # the row shows that setting
+    assert all(int(t.split(": ", 1)[1].split()[0]) >= int(texts[2]) for t in figures)  # ... the fewest
     (warning,) = log.read_text("utf-8").splitlines()
     assert ":models: names 'Nope-1B', which is not known" in warning and warning.endswith("[rlresources.option]")
 

@@ -179,7 +179,8 @@ def simple_table(
         row = nodes.row()
         for label, content in zip(headers, cells, strict=True):
             entry = rlresources_cell(label=label) if labelled and parent is tbody else nodes.entry()
-            entry += nodes.paragraph("", "", content)
+            # a block (a details container) is the cell's own; text and inline nodes make its paragraph
+            entry += content if isinstance(content, nodes.Body) else nodes.paragraph("", "", content)
             row += entry
         parent += row
     return table

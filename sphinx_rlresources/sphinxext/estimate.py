@@ -1,17 +1,22 @@
 """``rl-resource-estimate``: the fewest GPUs the estimator allows, beside the measured rows.
 
-For each chosen model, task, device and offload (on, as a MIN row, and off) the table
-gives the fewest GPUs whose floor fits and the fewest whose expected peak fits
-(:func:`sphinx_rlresources.estimator.memory.minimum_gpus`), what limits that
-configuration and the host memory it needs.  A reader must never take it for a
-measurement: the caption says "estimated", every figure says in words which one it is
-(``≥`` a floor, ``≈`` an expected peak, "tight", "likely OOM"), the cells have their own
-style, and the legend under the table says how to read them.
+For each chosen model, task, device and offload (on, as a MIN row, and off) one compact
+row gives the fewest GPUs whose expected peak fits
+(:func:`sphinx_rlresources.estimator.memory.minimum_gpus`), the verdict in a word and
+what limits it; the floor, the expected peak and the host memory are a click away, in
+the row's own details, so the block reads in one glance and stays shorter than the
+measured tables it completes.  It is laid out as the resource table is (a table where
+it fits, cards on a phone).  A reader must never take it for a measurement: the caption
+says "estimated", every figure says in words which one it is (``≥`` a floor, ``≈`` an
+expected peak), the cells have their own style, and the legend under the table says
+how to read them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from docutils import nodes
@@ -21,13 +26,16 @@ from sphinx_rlresources.core import columns as cols
 from sphinx_rlresources.core.diagnostics import Subtype
 from sphinx_rlresources.estimator.architectures import BUNDLED, Architecture, bundled
 from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory
-from sphinx_rlresources.estimator.memory import ALGORITHMS, MARGIN, SEARCHED, Plan, minimum_gpus
+from sphinx_rlresources.estimator.memory import ALGORITHMS, MARGIN, SEARCHED, Plan, Result, minimum_gpus
+from sphinx_rlresources.estimator.plan import Term
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
+from sphinx_rlresources.sphinxext.nodes import add_wrapper_node, body_rows, rlresources_details
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
+    from sphinx.writers.html5 import HTML5Translator
 
 
 def _length(argument: str | None) -> int:
@@ -94,68 +102,109 @@ class RLResourceEstimate(RLResourceDirective):
             assert arch is not None  # checked by _names
             for task in tasks:
                 for device in devices:
-                    for offload in (True, False):
-                        plan = Plan(
-                            task=task,
-                            gpus=8,
-                            device=device,
-                            device_gib=device_memory(device) or 0.0,
-                            lora_rank=32 if "lora" in task.lower() else 0,
-                            param_offload=offload,
-                            optimizer_offload=offload,
-                            prompt_length=prompt,
-                            response_length=response,
-                        )
-                        rows.append(
-                            [nodes.Text(t) for t in (name, task, device, _("on") if offload else _("off"))]
-                            + self._estimated(arch, plan)
-                        )
-        headers = [
-            _("Model"),
-            _("Task"),
-            _("Device"),
-            _("Offload"),
-            _("Fewest GPUs: floor"),
-            _("Fewest GPUs: expected"),
-            _("Limited by"),
-            _("Host memory per node"),
-        ]
-        table = simple_table(headers, rows, ["rlresources-estimate", *self.options.get("class", [])], labelled=True)
-        title = _("Estimated, not measured: the fewest GPUs the estimator allows")
+                    row = compact_row(arch, task, device, prompt, response)
+                    rows.append([nodes.Text(t) for t in ((name,) if len(models) > 1 else ())] + row)
+        headers = [_("Task"), _("Device"), _("Fewest GPUs"), _("Offload"), _("Verdict"), _("Limited by"), _("Details")]
+        if len(models) > 1:
+            headers.insert(0, _("Model"))
+            title = _("Estimated, not measured: the fewest GPUs the estimator allows")
+        else:
+            title = _("Estimated, not measured: the fewest GPUs the estimator allows for %s") % models[0]
+        classes = ["rlresources-estimate", *self.options.get("class", [])]
+        table = simple_table(headers, rows, classes, labelled=True)
+        estimated = len(headers) - 5  # the model, task and device name the row; the estimator gave the rest
+        for row in body_rows(table):
+            for index, cell in enumerate(row.children):
+                cell["classes"].append("rl-estimated" if index >= estimated else "rl-key")
         table.insert(0, nodes.title(title, title))
         table.source, table.line = self.get_source_info()
         self.add_name(table)
         return [table, legend(prompt, response)]
 
-    @staticmethod
-    def _estimated(arch: Architecture, plan: Plan) -> list[nodes.Node]:
-        """The four estimated cells of one row: each figure says what it is in words, not only by style."""
-        by_floor = minimum_gpus(arch, plan, by="floor")
-        by_expected = minimum_gpus(arch, plan)
-        if by_floor is None:
-            return [nodes.Text(text) for text in (_("none up to %d GPUs") % SEARCHED[-1], *[EMPTY_MARK] * 3)]
-        count, found = by_floor
-        floor = _("%(gpus)d (≥ %(gib)s GiB/GPU)") % {"gpus": count, "gib": gib(found.floor_gib)}
-        if found.verdict == "likely-oom":
-            floor += _(", likely OOM")
-        shown = by_expected[1] if by_expected else found
-        if by_expected is None:
-            expected = _("none up to %d GPUs") % SEARCHED[-1]
-        else:
-            expected = _("%(gpus)d (≈ %(gib)s GiB/GPU)") % {"gpus": by_expected[0], "gib": gib(shown.expected_gib)}
-            if shown.verdict == "tight":
-                expected += _(", tight")
-        moment, term = shown.limiting()
-        # The term's name without its details ("rollout engine's claim", not the fraction and
-        # TP in parentheses): the cell stays short enough for the table to fit its column.
-        limited = (
-            _("%(term)s, %(gib)s GiB (%(moment)s)")
-            % {"term": term.name.split(" (", 1)[0].split(" <-", 1)[0], "gib": gib(term.gib), "moment": moment}
-            if term
-            else EMPTY_MARK
+
+@dataclass(frozen=True)
+class Found:
+    """One offload setting's estimate: the fewest GPUs by the expected peak and by the floor."""
+
+    offload: bool
+    expected: tuple[int, Result] | None
+    floor: tuple[int, Result] | None
+
+
+def compact_row(arch: Architecture, task: str, device: str, prompt: int, response: int) -> list[nodes.Node]:
+    """A task on a device in one row: the offload setting that needs the fewest GPUs (off when
+    both need as many, since offloading slows a step), its count, its verdict in a word and
+    what limits it; both settings' figures a click away."""
+    found = []
+    for offload in (False, True):
+        plan = Plan(
+            task=task,
+            gpus=8,
+            device=device,
+            device_gib=device_memory(device) or 0.0,
+            lora_rank=32 if "lora" in task.lower() else 0,
+            param_offload=offload,
+            optimizer_offload=offload,
+            prompt_length=prompt,
+            response_length=response,
         )
-        host = _("≈ %s GiB") % gib(shown.host_gib)
-        return [nodes.Text(text) for text in (floor, expected, limited, host)]
+        found.append(Found(offload, minimum_gpus(arch, plan), minimum_gpus(arch, plan, by="floor")))
+    fitting = [f for f in found if f.expected is not None]
+    details = rlresources_details(classes=["rlresources-details"], summary=_("Figures"))
+    details += [figures(f) for f in found]
+    if not fitting:
+        none = _("none up to %d") % SEARCHED[-1]
+        return [nodes.Text(text) for text in (task, device, none, EMPTY_MARK, _("does not fit"), EMPTY_MARK)] + [
+            details
+        ]
+    best = min(fitting, key=lambda f: f.expected[0] if f.expected else 0)
+    assert best.expected is not None
+    count, shown = best.expected
+    _moment, term = shown.limiting()
+    verdict = _("tight") if shown.verdict == "tight" else _("fits")
+    setting = _("on") if best.offload else _("off")
+    cells = (task, device, str(count), setting, verdict, term_name(term) if term else EMPTY_MARK)
+    return [nodes.Text(text) for text in cells] + [details]
+
+
+def term_name(term: Term) -> str:
+    """The term's name without its details ("rollout engine's claim", not the fraction and TP in
+    parentheses): a compact cell stays one short line."""
+    return term.name.split(" (", 1)[0].split(" <-", 1)[0]
+
+
+def figures(found: Found) -> nodes.paragraph:
+    """One offload setting's figures, each saying in words which figure it is."""
+    head = _("Offload on") if found.offload else _("Offload off")
+    if found.expected is None or found.floor is None:
+        text = _("%(head)s: does not fit on up to %(gpus)d GPUs.") % {"head": head, "gpus": SEARCHED[-1]}
+        return nodes.paragraph(text, text)
+    count, shown = found.expected
+    moment, term = shown.limiting()
+    words = {
+        "head": head,
+        "gpus": count,
+        "verdict": _("tight") if shown.verdict == "tight" else _("fits"),
+        "expected": gib(shown.expected_gib),
+        "floor_gpus": found.floor[0],
+        "floor": gib(found.floor[1].floor_gib),
+        "host": gib(shown.host_gib),
+    }
+    text = (
+        _(
+            "%(head)s: %(gpus)d GPUs (%(verdict)s), expected peak ≈ %(expected)s GiB/GPU; floor %(floor_gpus)d GPUs "
+            "(≥ %(floor)s GiB/GPU, fewer cannot work); host memory ≈ %(host)s GiB per node of 8 GPUs"
+        )
+        % words
+    )
+    if term:
+        text += _("; largest term %(term)s, %(gib)s GiB at %(moment)s") % {
+            "term": term_name(term),
+            "gib": gib(term.gib),
+            "moment": moment,
+        }
+    text += "."
+    return nodes.paragraph(text, text)
 
 
 def gib(value: float) -> str:
@@ -164,16 +213,15 @@ def gib(value: float) -> str:
 
 
 def legend(prompt: int, response: int) -> nodes.paragraph:
-    """What the estimated cells mean, under the table: the style is never the only sign."""
+    """What the estimated cells mean, right under the table: the style is never the only sign."""
     para = nodes.paragraph(classes=["rlresources-estimate-legend"])
     para += nodes.Text(
         _(
-            "Computed by rlresources estimate from the models' shapes for %(prompt)d prompt and %(response)d "
-            "response tokens; nobody has run these configurations. Floor: the fewest GPUs whose floor (what must "
-            "be resident, with the fewest tokens a step can have) fits; fewer cannot work. Expected: the fewest "
-            "GPUs whose expected peak fits; tight means within %(margin)d%% of the device, likely OOM that the "
-            "expected peak is above it. Limited by: the largest term at the moment that peaks. Host memory: per "
-            "node of 8 GPUs, with offload."
+            "Computed by rlresources estimate for %(prompt)d prompt and %(response)d response tokens; nobody has "
+            "run these configurations. Fewest GPUs: the fewest whose expected peak fits the device, with the "
+            "offload setting that needs fewest; tight means within %(margin)d%% of the device. Limited by: the "
+            "largest term at the moment that peaks. Details: both offload settings' figures, the floor (fewer GPUs "
+            "cannot work) and the host memory."
         )
         % {"prompt": prompt, "response": response, "margin": round(MARGIN * 100)}
     )
@@ -197,5 +245,15 @@ def column_legend() -> nodes.paragraph:
     return para
 
 
+def visit_details_html(self: HTML5Translator, node: rlresources_details) -> None:
+    self.body.append(self.starttag(node, "details", ""))
+    self.body.append(f"<summary>{escape(node.get('summary', ''))}</summary>\n")
+
+
+def depart_details_html(self: HTML5Translator, node: rlresources_details) -> None:
+    self.body.append("</details>\n")
+
+
 def register(app: Sphinx) -> None:
+    add_wrapper_node(app, rlresources_details, (visit_details_html, depart_details_html))
     app.add_directive("rl-resource-estimate", RLResourceEstimate)

@@ -37,6 +37,10 @@ class rlresources_cell(nodes.entry):
     """A body cell of the resource table; ``label`` is its column's header (HTML writes it as ``data-label``)."""
 
 
+class rlresources_details(nodes.container):
+    """What a reader opens for more (HTML's ``<details>``, ``summary`` its label); other builders show it all."""
+
+
 class rlresources_script_label(nodes.inline):
     """A Link cell's text in HTML: a short label, the script's file name in the title and for screen readers."""
 

@@ -92,6 +92,7 @@
     window.addEventListener("load", layout);
     window.addEventListener("resize", layout);
     document.addEventListener("rlresources:filtered", layout); // hidden rows change the widest cells
+    document.addEventListener("toggle", layout, true); // an estimate row's opened figures widen its cell
   }
 
   if (document.readyState === "loading") {
