@@ -359,33 +359,40 @@ COVERED: dict[str, Place] = {
     ),
     f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230": SEED,
-    "estimator.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device MyCard --device-memory 12 "
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device MyCard --device-memory 12 "
     "--gpus-per-node 4": Place(seed_copy, stored="estimate-device"),
-    "estimator.rst: rlresources estimate --model DeepSeek-V3 --gpus 32 --device H100 --offload --offload-mode compute "
+    "estimator-reference.rst: rlresources estimate --model DeepSeek-V3 --gpus 32 --device H100 "
+    "--offload --offload-mode compute "
     "--host-memory 2048": Place(seed_copy, stored="estimate-offload"),
-    f"estimator.rst: {ESTIMATE} --task PPO --gpus 8 --device H100 --no-offload --kl --no-ref-offload --critic": Place(
-        seed_copy, stored="estimate-ppo"
-    ),
-    f"estimator.rst: {ESTIMATE} --task GRPO --gpus 8 --device H100 --no-kl --no-critic --ref-offload": Place(
+    f"estimator-reference.rst: {ESTIMATE} --task PPO --gpus 8 --device H100 --no-offload --kl "
+    "--no-ref-offload --critic": Place(seed_copy, stored="estimate-ppo"),
+    f"estimator-reference.rst: {ESTIMATE} --task GRPO --gpus 8 --device H100 --no-kl --no-critic --ref-offload": Place(
         seed_copy, stored="estimate-grpo"
     ),
-    "estimator.rst: rlresources estimate --model Qwen3-8B --gpus 4 --device H20 --no-offload --prompt-length 2048 "
+    "estimator-reference.rst: rlresources estimate --model Qwen3-8B --gpus 4 --device H20 --no-offload "
+    "--prompt-length 2048 "
     "--response-length 8192 --mean-prompt-length 155 --mean-response-length 1674 --token-budget 32768 --train-batch 16 "
     "--rollout-n 8 --gpu-memory-utilization 0.6 --rollout-tp 2": Place(seed_copy, stored="estimate-lengths"),
-    f"estimator.rst: {ESTIMATE} --gpus 8 --device H100 --ulysses-sp 2 --micro-batch 4 --log-prob-micro-batch 8 "
+    f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --ulysses-sp 2 --micro-batch 4 "
+    "--log-prob-micro-batch 8 "
     "--keep-padding": Place(seed_copy, stored="estimate-batches"),
-    "estimator.rst: rlresources estimate --model Qwen2.5-32B --gpus 8 --device H20 --train megatron --train-tp 4 "
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-32B --gpus 8 --device H20 "
+    "--train megatron --train-tp 4 "
     "--train-pp 2 --train-cp 1 --offload": Place(seed_copy, stored="estimate-megatron"),
-    "estimator.rst: rlresources estimate --model Qwen3-30B-A3B --gpus 8 --device H100 --train megatron --train-tp 2 "
+    "estimator-reference.rst: rlresources estimate --model Qwen3-30B-A3B --gpus 8 --device H100 "
+    "--train megatron --train-tp 2 "
     "--train-ep 4": Place(seed_copy, stored="estimate-moe"),
-    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --lora-rank 64 --lora-targets q_proj,k_proj,v_proj,o_proj --gpus 1 "
+    f"estimator-reference.rst: {ESTIMATE} --task GRPO-LoRA --lora-rank 64 "
+    "--lora-targets q_proj,k_proj,v_proj,o_proj --gpus 1 "
     "--device H100": Place(seed_copy, stored="estimate-lora-targets"),
-    f"estimator.rst: {ESTIMATE} --gpus 8 --device H100 --engine sglang --gpu-memory-utilization 0.5 --max-num-seqs 256 "
+    f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --engine sglang "
+    "--gpu-memory-utilization 0.5 --max-num-seqs 256 "
     "--fp8-rollout --no-free-cache-engine": Place(seed_copy, stored="estimate-engine"),
-    f"estimator.rst: {ESTIMATE} --gpus 8 --device H100 --rollout-gpus 2 --rollout-tp 2": Place(
+    f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --rollout-gpus 2 --rollout-tp 2": Place(
         seed_copy, stored="estimate-rollout-gpus"
     ),
-    f"estimator.rst: {ESTIMATE} --gpus 8 --device H100 --entropy-checkpointing --entropy-chunking --fused-kernels "
+    f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --entropy-checkpointing "
+    "--entropy-chunking --fused-kernels "
     "--no-gradient-checkpointing": Place(seed_copy, stored="estimate-entropy"),
     # docs/freshness.rst: the freshness test repository in its history
     "freshness.rst: rlresources lint --stale": Place(freshness_history),

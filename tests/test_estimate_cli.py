@@ -177,7 +177,9 @@ def test_a_line_past_the_end_of_the_data_file_is_refused(
 
 
 def documented_examples() -> list[list[str]]:
-    text = (REPO / "docs" / "estimator.rst").read_text("utf-8") + (REPO / "docs" / "cli.rst").read_text("utf-8")
+    text = "".join(
+        (REPO / "docs" / name).read_text("utf-8") for name in ("estimator.rst", "estimator-reference.rst", "cli.rst")
+    )
     lines = re.findall(r"^\s*\$ (rlresources estimate .*)$", text, re.M)
     return [shlex.split(re.split(r" [|>] ", line)[0], comments=True)[2:] for line in lines]
 

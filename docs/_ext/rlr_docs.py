@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,10 +57,42 @@ def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[
         row = nodes.row()
         for cell in cells:
             para = nodes.paragraph()
-            para += nodes.Text(cell) if isinstance(cell, str) else cell
+            para += _breakable(cell) if isinstance(cell, str) else cell
             row += nodes.entry("", para)
         tbody += row
+    for literal in list(table.findall(nodes.literal)):
+        text = literal.astext()
+        literal.children = []
+        literal += _breakable(text)
     return table
+
+
+_BREAK_AFTER = re.compile(r"(?<=[/_])(?=[^\s/_])|(?<=\.)(?=[^\W\d_])")
+"""Where a long name may break in a table cell: after ``/`` and ``_``, after a ``.`` before a
+letter (``8gpu.log``, never ``2.5``), and every eight digits of a commit hash; never inside
+a word or a number (``405,853,388,800``)."""
+
+
+def _breakable(text: str) -> list[nodes.Node]:
+    """``text`` with an HTML ``<wbr>`` where its long names may break (:data:`_BREAK_AFTER`).
+
+    The reference tables keep every word whole (_static/rlr-docs.css), so a column is as
+    wide as its longest word: a path, a log name or a commit hash would stretch the table
+    past the text column. Other builders drop the raw nodes and read the text as it is.
+    """
+    parts: list[nodes.Node] = []
+    for word in re.split(r"(\s+)", text):
+        if re.fullmatch(r"[0-9a-f]{16,}", word):  # a commit hash, in eights
+            pieces = [word[start : start + 8] for start in range(0, len(word), 8)]
+        elif len(word) > 14 and not re.fullmatch(r"[\d,.]+", word):
+            pieces = _BREAK_AFTER.split(word)
+        else:
+            pieces = [word]
+        for index, piece in enumerate(pieces):
+            if index:
+                parts.append(nodes.raw("", "<wbr>", format="html"))
+            parts.append(nodes.Text(piece))
+    return parts
 
 
 def _literal(text: str) -> nodes.literal:

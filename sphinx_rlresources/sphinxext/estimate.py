@@ -102,8 +102,8 @@ class RLResourceEstimate(RLResourceDirective):
             assert arch is not None  # checked by _names
             for task in tasks:
                 for device in devices:
-                    row = compact_row(arch, task, device, prompt, response)
-                    rows.append([nodes.Text(t) for t in ((name,) if len(models) > 1 else ())] + row)
+                    cells = compact_row(arch, task, device, prompt, response)
+                    rows.append([nodes.Text(t) for t in ((name,) if len(models) > 1 else ())] + cells)
         headers = [_("Task"), _("Device"), _("Fewest GPUs"), _("Offload"), _("Verdict"), _("Limited by"), _("Details")]
         if len(models) > 1:
             headers.insert(0, _("Model"))
@@ -114,7 +114,7 @@ class RLResourceEstimate(RLResourceDirective):
         table = simple_table(headers, rows, classes, labelled=True)
         estimated = len(headers) - 5  # the model, task and device name the row; the estimator gave the rest
         for row in body_rows(table):
-            for index, cell in enumerate(row.children):
+            for index, cell in enumerate(row.findall(nodes.entry, include_self=False, descend=False)):
                 cell["classes"].append("rl-estimated" if index >= estimated else "rl-key")
         table.insert(0, nodes.title(title, title))
         table.source, table.line = self.get_source_info()
