@@ -614,7 +614,7 @@ def test_the_directive_and_the_column(tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
     assert build_main(["-q", "-E", "-w", str(log), str(root), str(tmp_path / "out")]) == 0
     html = (tmp_path / "out" / "index.html").read_text("utf-8")
-    assert "Estimated, not measured" in html and "nobody has run these configurations" in html
+    assert "Estimated, not measured" in html and "nobody has run these" in html
     # The column: both figures named, and a legend under its table (the style is never the only sign).
     column = re.findall(r'<td [^>]*class="rl-col-estimate"[^>]*>\s*<p>(.*?)</p>', html, re.S)
     assert len(column) == 3 and all(

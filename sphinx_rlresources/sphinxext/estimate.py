@@ -114,7 +114,7 @@ class RLResourceEstimate(RLResourceDirective):
         table = simple_table(headers, rows, classes, labelled=True)
         estimated = len(headers) - 5  # the model, task and device name the row; the estimator gave the rest
         for row in body_rows(table):
-            for index, cell in enumerate(row.findall(nodes.entry, include_self=False, descend=False)):
+            for index, cell in enumerate(c for c in row.children if isinstance(c, nodes.entry)):
                 cell["classes"].append("rl-estimated" if index >= estimated else "rl-key")
         table.insert(0, nodes.title(title, title))
         table.source, table.line = self.get_source_info()
@@ -217,11 +217,9 @@ def legend(prompt: int, response: int) -> nodes.paragraph:
     para = nodes.paragraph(classes=["rlresources-estimate-legend"])
     para += nodes.Text(
         _(
-            "Computed by rlresources estimate for %(prompt)d prompt and %(response)d response tokens; nobody has "
-            "run these configurations. Fewest GPUs: the fewest whose expected peak fits the device, with the "
-            "offload setting that needs fewest; tight means within %(margin)d%% of the device. Limited by: the "
-            "largest term at the moment that peaks. Details: both offload settings' figures, the floor (fewer GPUs "
-            "cannot work) and the host memory."
+            "Computed by rlresources estimate for %(prompt)d prompt and %(response)d response tokens; nobody has run these. "
+            "Fewest GPUs: whose expected peak fits, with the offload setting that needs fewest; tight: within "
+            "%(margin)d%% of the device. Details: both settings, the floor (fewer GPUs cannot work), host memory."
         )
         % {"prompt": prompt, "response": response, "margin": round(MARGIN * 100)}
     )
