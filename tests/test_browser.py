@@ -109,9 +109,18 @@ def _save(element: Any, name: str, tmp_path: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     path = target / name
     driver = element.parent
+    # The element and everything drawn inside it (a table wider than its block; never the
+    # contents of a closed <details>, which Chromium lays out unseen),
+    # with a margin: the README's picture of the filter block had its last column cut off.
     box = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect();"
-        "return {x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height};",
+        "document.activeElement.blur();"
+        "const boxes = [arguments[0], ...arguments[0].querySelectorAll('*')].filter(e => e.checkVisibility())"
+        "  .map(e => e.getBoundingClientRect())"
+        "  .filter(r => r.width && r.height);"
+        "const left = Math.max(0, Math.min(...boxes.map(r => r.left)) - 8);"
+        "const right = Math.min(document.documentElement.clientWidth, Math.max(...boxes.map(r => r.right)) + 8);"
+        "const top = Math.min(...boxes.map(r => r.top)) - 8, bottom = Math.max(...boxes.map(r => r.bottom)) + 8;"
+        "return {x: left + window.scrollX, y: top + window.scrollY, width: right - left, height: bottom - top};",
         element,
     )
     shot = driver.execute_cdp_cmd(
