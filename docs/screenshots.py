@@ -2,7 +2,10 @@
 
 At 1280 pixels, the filters, the all-sizes table and the chart, and the estimate table;
 at 400 pixels (a phone), the first two rows as cards, the tall chart and the estimate
-table as cards. Run by hand after a change to the
+table as cards. Then three pages of these docs as a reader meets them, at both widths:
+the seed page (its 405B and 671B sections, whose estimate blocks complete the measured
+tables), the readers page and the estimator's guide, each from its top, at most
+1,500 pixels of it (``page-<page>-<theme>-<width>[-dark].png``). Run by hand after a change to the
 table's HTML or CSS, then look at every image before committing it
 (``docs/compatibility.rst`` shows them)::
 
@@ -44,11 +47,11 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def build(theme: str, out: Path) -> Path:
+def build(theme: str, out: Path, source: Path = ROOT) -> Path:
     html = out / "html"
     subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-E", "-b", "html", "-D", f"html_theme={theme}",
-         "-d", str(out / ".doctrees"), str(ROOT), str(html)],
+         "-d", str(out / ".doctrees"), str(source), str(html)],
         check=True,
     )  # fmt: skip
     return html
@@ -121,7 +124,7 @@ def shoot(driver: Any, url: str, dark: bool, path: Path) -> None:
     capture(driver, box, path)
 
 
-def whole_page(driver: Any) -> None:
+def whole_page(driver: Any, settled: str = SETTLED) -> None:
     """Make the window as tall as the page, so a capture needs no second layout.
 
     Capturing beyond the window lays the page out again at its full height, without a
@@ -135,7 +138,7 @@ def whole_page(driver: Any) -> None:
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
     )
     driver.set_script_timeout(60)
-    driver.execute_async_script(SETTLED)
+    driver.execute_async_script(settled)
 
 
 def shoot_narrow(driver: Any, url: str, dark: bool, path: Path, measure: str) -> None:
@@ -201,6 +204,62 @@ def shoot_narrow_estimate(driver: Any, url: str, dark: bool, path: Path) -> None
     shoot_narrow(driver, url, dark, path, ESTIMATE_BOX)
 
 
+PAGES = {
+    # the seed page from its 405B section: the estimate blocks beside the empty measured tables
+    "hardware": "document.querySelectorAll('table.rlresources-estimate')[0].closest('section')",
+    "readers": "document.querySelector('h1').closest('section') || document.body",
+    "estimator": "document.querySelector('h1').closest('section') || document.body",
+}
+TALLEST = 1500
+"""Pixels of a page at most: enough to show how it reads, not a whole 15,000-pixel phone page."""
+
+PAGE_SETTLED = """
+const done = arguments[arguments.length - 1];
+const settled = () => requestAnimationFrame(() => requestAnimationFrame(() => done()));
+const wait = () => document.readyState === 'complete' ? document.fonts.ready.then(settled) : setTimeout(wait, 20);
+wait();
+"""
+
+
+def shoot_page(driver: Any, url: str, width: int, dark: bool, path: Path, start: str) -> None:
+    """A page of the docs at ``width`` pixels, from the element ``start`` finds, ``TALLEST`` pixels at most."""
+    driver.set_window_size(width, 1000)
+    scheme = "dark" if dark else "light"
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+    )
+    driver.get(url)
+    driver.set_script_timeout(60)
+    driver.execute_async_script(PAGE_SETTLED)
+    try:
+        whole_page(driver, PAGE_SETTLED)  # a page without our tables has no layout script to wait for
+        box = driver.execute_script(
+            f"const top = ({start}).getBoundingClientRect().top + window.scrollY - 12;"
+            "const page = document.documentElement;"
+            "return {x: 0, y: Math.max(top, 0), width: page.clientWidth,"
+            f" height: Math.min({TALLEST}, page.scrollHeight - Math.max(top, 0))}};"
+        )
+        capture(driver, box, path, beyond=False)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def shoot_pages(driver: Any, theme: str, folder: Path, out: Path) -> None:
+    """The seed, readers and estimator pages of these docs, built in ``theme``, at 1280 and 400 pixels."""
+    server, url = serve(build(theme, folder, REPO / "docs"))
+    base = url.rsplit("/", 1)[0]
+    try:
+        for page, start in PAGES.items():
+            for width in (1280, 400):
+                for dark in (False, True):
+                    path = out / f"page-{page}-{THEMES[theme]}-{width}{'-dark' if dark else ''}.png"
+                    shoot_page(driver, f"{base}/{page}.html", width, dark, path, start)
+                    print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("themes", nargs="*", help=f"themes to shoot (default: {', '.join(THEMES)})")
@@ -231,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                 finally:
                     server.shutdown()
                     server.server_close()
+                shoot_pages(driver, theme, Path(tmp) / f"{theme}-docs", args.out)
         finally:
             driver.quit()
     return 0

@@ -217,9 +217,10 @@ def legend(prompt: int, response: int) -> nodes.paragraph:
     para = nodes.paragraph(classes=["rlresources-estimate-legend"])
     para += nodes.Text(
         _(
-            "Computed by rlresources estimate for %(prompt)d prompt and %(response)d response tokens; nobody has run these. "
-            "Fewest GPUs: whose expected peak fits, with the offload setting that needs fewest; tight: within "
-            "%(margin)d%% of the device. Details: both settings, the floor (fewer GPUs cannot work), host memory."
+            "Computed by rlresources estimate for %(prompt)d prompt and %(response)d response tokens; nobody "
+            "has run these. Fewest GPUs: whose expected peak fits, with the offload setting that needs fewest; "
+            "tight: within %(margin)d%% of the device. Details: both settings, the floor (fewer GPUs cannot work), "
+            "host memory."
         )
         % {"prompt": prompt, "response": response, "margin": round(MARGIN * 100)}
     )
