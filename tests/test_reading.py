@@ -10,7 +10,8 @@ from conftest import REPO, unbroken
 from sphinx.cmd.build import build_main
 
 from sphinx_rlresources.core.loader import load_dataset
-from sphinx_rlresources.core.model import Contributor, Entry, SourceRef, size_order
+from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
+from sphinx_rlresources.safe.sizes import billions_in_name, heading_size, parameters, size_order, size_word
 from sphinx_rlresources.sphinxext.export import dataset_object
 from sphinx_rlresources.sphinxext.svgchart import render_svg
 
@@ -43,6 +44,35 @@ def test_a_label_that_is_no_size_goes_after_every_size(label: str) -> None:
     assert size_order(label)[0] == 1  # the "not a size" group
     assert size_order(label) > size_order("671B") > size_order("0.5B")
     assert size_order(label) > size_order("7" * 400 + "B")  # after even the largest size
+
+
+@pytest.mark.parametrize(
+    ("text", "heading", "word", "in_name"),
+    [
+        ("7B", "7B", "7B", ["7b"]),
+        ("0.5b", "0.5B", "0.5B", ["0.5b"]),
+        ("Qwen2.5-7B models", "7B", None, ["7b"]),
+        ("7 b", "7B", None, []),
+        ("500m", "500M", "500M", []),
+        ("8x7B", None, None, ["7b"]),  # a heading's 8x7B is no plain size; the name still says 7b
+        ("7B and 14B", None, None, ["7b", "14b"]),  # a heading with two sizes names none
+        ("llama7b", None, None, ["7b"]),
+        ("v1.5", None, None, []),
+    ],
+)
+def test_a_size_is_found_in_text_by_one_module(
+    text: str, heading: str | None, word: str | None, in_name: list[str]
+) -> None:
+    """Headings (import), whole words (folders, name parts) and model names each read sizes their own way."""
+    assert heading_size(text) == heading
+    assert size_word(text) == word
+    assert billions_in_name(text) == in_name
+
+
+def test_a_label_counts_the_parameters_it_orders_by() -> None:
+    assert parameters("7B") == 7e9 and parameters("8x7B") == 56e9 and parameters("235B-A22B") == 235e9
+    assert parameters("large") is None and parameters("7B-") is None
+    assert size_order("70B") == (0, parameters("70B"), "70b")
 
 
 def test_other_digits_read_as_the_size_they_write() -> None:

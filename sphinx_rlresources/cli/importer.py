@@ -40,7 +40,6 @@ from sphinx_rlresources.cli.common import (
 from sphinx_rlresources.cli.mdread import parse_markdown
 from sphinx_rlresources.cli.pageread import (
     REQUIRED,
-    SIZE_LABEL,
     Cell,
     Finding,
     Page,
@@ -53,10 +52,10 @@ from sphinx_rlresources.cli.yamlwrite import render_file, schema_ref
 from sphinx_rlresources.core import git
 from sphinx_rlresources.core.diagnostics import Subtype, relpath
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
-from sphinx_rlresources.core.model import size_key, size_order
 from sphinx_rlresources.core.placeholders import TODO
 from sphinx_rlresources.core.settings import cli_default
 from sphinx_rlresources.core.validation import SCHEMA_FILE, path_text, validator
+from sphinx_rlresources.safe.sizes import size_key, size_order, size_word
 from sphinx_rlresources.safe.text import MAX_LOCATION, json_text, one_line, safe_start, shown
 
 
@@ -94,8 +93,7 @@ def _lose_row(row: list[Cell], reason: str, result: Result, header: list[Cell] |
 
 def _folder_size(path: str) -> str | None:
     parent = PurePosixPath(path).parent.name
-    match = SIZE_LABEL.match(parent)
-    return f"{match.group(1)}{match.group(2).upper()}" if match else None
+    return size_word(parent)
 
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")

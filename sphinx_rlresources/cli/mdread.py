@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from sphinx_rlresources.cli.pageread import Cell, Heading, Page, Table, list_table, norm_ref, size_label
+from sphinx_rlresources.cli.pageread import Cell, Heading, Page, Table, list_table, norm_ref
+from sphinx_rlresources.safe.sizes import heading_size
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -127,7 +128,7 @@ def parse_markdown(text: str) -> Page:
             title, level, used = heading
             while stack and stack[-1].level >= level:
                 stack.pop()
-            found = Heading(title, i + 1, level, size_label(title))
+            found = Heading(title, i + 1, level, heading_size(title))
             page.headings.append(found)
             stack.append(found)
             i += used

@@ -30,16 +30,15 @@ from sphinx_rlresources.cli.common import (
     load_project,
     write_file,
 )
-from sphinx_rlresources.cli.pageread import size_label
 from sphinx_rlresources.cli.yamlwrite import entry_text, schema_ref, yaml_scalar
 from sphinx_rlresources.core import naming, rowscript
 from sphinx_rlresources.core.crosscheck import known, stated, task_parts
 from sphinx_rlresources.core.diagnostics import relpath
 from sphinx_rlresources.core.loader import data_files, load_dataset
-from sphinx_rlresources.core.model import size_key
 from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
+from sphinx_rlresources.safe.sizes import heading_size, size_key, size_word
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
@@ -58,7 +57,6 @@ class Row:
 
 
 _MODEL_SUFFIX = re.compile(r"-(?:instruct|chat|base|hf|it)$", re.IGNORECASE)
-_SIZE_PART = re.compile(r"\d+(?:\.\d+)?[bkmt]", re.IGNORECASE)
 
 
 def model_hint(model_path: str | None, name_model: str) -> str:
@@ -74,7 +72,7 @@ def model_hint(model_path: str | None, name_model: str) -> str:
             short = _MODEL_SUFFIX.sub("", short)
         return short
     parts = [p for p in name_model.split("-") if p]
-    shown = [p.upper() if _SIZE_PART.fullmatch(p) else p for p in parts]
+    shown = [size_word(p) or p for p in parts]
     if shown:
         shown[0] = shown[0][:1].upper() + shown[0][1:]
     return "-".join(shown)
@@ -288,7 +286,7 @@ def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the comman
             )
         out.write("no row was written; rename the script, then run rlresources new again\n")
         return EXIT_FINDINGS
-    label = args.size or size_label(script.parent.name)
+    label = args.size or heading_size(script.parent.name)
     if not label or (args.size and not re.match(r"^[0-9A-Za-z][0-9A-Za-z.+-]{0,31}$", label)):
         raise CliError(
             f"the size cannot be told from the folder '{script.parent.name}'; pass --size (e.g. --size 7B, the "
@@ -334,7 +332,7 @@ def run(args: argparse.Namespace, out: Lines) -> int:  # noqa: C901 - the comman
                 "key); nothing was written: add the row printed above to it by hand"
             )
     else:
-        label_for_file = label.upper() if re.match(r"^\d+(\.\d+)?[bmkt]$", label) else label
+        label_for_file = size_word(label) or label
         text = new_file(label_for_file, row, schema_ref(data_dir))
     for note in row.notes:
         out.write(f"note: {one_line(note)}\n")

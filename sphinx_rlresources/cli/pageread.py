@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from sphinx_rlresources.safe.sizes import heading_size
+
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
-_SIZE_IN_TEXT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?([BMKT])(?![\w])", re.IGNORECASE)
-SIZE_LABEL = re.compile(r"^(\d+(?:\.\d+)?)([BMKT])$", re.IGNORECASE)
 _SIMPLE_BORDER = re.compile(r"^\s*=+(?:\s+=+)+\s*$")
 _GRID_BORDER = re.compile(r"^\s*\+(?:[-=]+\+)+\s*$")
 _DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
@@ -101,12 +101,6 @@ class Page:
     findings: list[Finding] = field(default_factory=list)
     markup: str = "rst"
     """``rst`` or ``markdown``: which syntax the cells' links and inline markup are in."""
-
-
-def size_label(text: str) -> str | None:
-    """``7B`` from a heading such as ``7B``, ``Qwen2.5-7B models`` or ``7 b``; None if none or several."""
-    found = {f"{m.group(1)}{m.group(2).upper()}" for m in _SIZE_IN_TEXT.finditer(text)}
-    return found.pop() if len(found) == 1 else None
 
 
 def _indent(line: str) -> int:
@@ -340,7 +334,7 @@ def parse_page(text: str) -> Page:  # noqa: C901 - a line scanner: headings, tar
             level = styles.index(style)
             while stack and stack[-1].level >= level:
                 stack.pop()
-            found = Heading(title, i + 1 + (1 if style[1] else 0), level, size_label(title))
+            found = Heading(title, i + 1 + (1 if style[1] else 0), level, heading_size(title))
             page.headings.append(found)
             stack.append(found)
             i += consumed

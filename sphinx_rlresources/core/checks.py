@@ -19,6 +19,7 @@ from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
 from sphinx_rlresources.core.naming import PRESETS, NamingRule, model_field
 from sphinx_rlresources.core.paths import is_folder, is_link, is_within, kind_of, read_regular, real_path, status
+from sphinx_rlresources.safe.sizes import size_word
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Requirement, Run
 
@@ -27,7 +28,6 @@ MAX_HINT_CANDIDATES = 100
 make every missing script cost thousands of comparisons."""
 
 
-_SIZE_WORD = re.compile(r"^\d+(?:\.\d+)?[bm]$")
 _WORD_BREAK = re.compile(r"[-_/\s]+")
 
 
@@ -39,7 +39,7 @@ def model_key(model: str) -> tuple[str, ...]:
     """
     words = [word for word in _WORD_BREAK.split(model.rsplit("/", 1)[-1].lower()) if word]
     for index, word in enumerate(words):
-        if _SIZE_WORD.match(word):
+        if size_word(word):
             return tuple(words[: index + 1])
     return tuple(words)
 

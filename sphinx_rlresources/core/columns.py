@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from sphinx_rlresources.core.model import PARALLELISM_KEYS, DataSet, Entry, RowEstimate, size_order
+from sphinx_rlresources.core.model import PARALLELISM_KEYS, DataSet, Entry, RowEstimate
 from sphinx_rlresources.core.richtext import Run, plain_text, runs
 from sphinx_rlresources.core.urls import row_script_url, safe_relative, safe_url, script_url
+from sphinx_rlresources.safe.sizes import size_order
 from sphinx_rlresources.safe.text import visible
 
 

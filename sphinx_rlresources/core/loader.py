@@ -15,12 +15,13 @@ from pathlib import Path
 
 from sphinx_rlresources.core import checks, freshness, git
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype, relpath
-from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef, size_key, size_order
+from sphinx_rlresources.core.model import DataSet, Entry, SizeData, SourceRef
 from sphinx_rlresources.core.naming import PRESETS, NamingRule
 from sphinx_rlresources.core.paths import NotRegular, is_within, read_regular, real_path, what_is
 from sphinx_rlresources.core.placeholders import replace_schema_errors
 from sphinx_rlresources.core.settings import DEFAULT_MAX_FILE_BYTES
 from sphinx_rlresources.core.validation import validate
+from sphinx_rlresources.safe.sizes import size_key, size_order
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, decode, load
 
 DATA_SUFFIXES = (".yaml", ".yml")

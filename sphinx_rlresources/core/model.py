@@ -2,45 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from sphinx_rlresources.core.diagnostics import Diagnostic
-
-_SIZE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])?$", re.IGNORECASE)
-_EXPERTS_RE = re.compile(r"^(\d+)x(\d+(?:\.\d+)?)([KMBT])$", re.IGNORECASE)
-"""``8x7B``: eight experts of 7B each, ordered by their product (56B)."""
-_ACTIVE_RE = re.compile(r"^(\d+(?:\.\d+)?)([KMBT])-A\d+(?:\.\d+)?[KMBT]$", re.IGNORECASE)
-"""``235B-A22B``: a mixture of experts ordered by its total (235B), not its active part."""
-_SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, None: 1.0}
-
-
-def size_key(label: str) -> str:
-    """The case-insensitive key a directive argument and a file name are matched by."""
-    return label.strip().lower()
-
-
-def size_order(label: str) -> tuple[int, float, str]:
-    """Sort sizes by parameter count (0.5B < 1.8B < 7B < 8x7B < 70B < 235B-A22B < 671B); other labels go last.
-
-    The one rule for size order: the data set, the filters, the chart, the coverage
-    table and the JSON file all follow it.
-    """
-    text = label.strip()
-    match = _SIZE_RE.match(text)
-    if match:
-        unit = match.group(2).upper() if match.group(2) else None
-        return (0, float(match.group(1)) * _SCALE[unit], label.lower())
-    experts = _EXPERTS_RE.match(text)
-    if experts:
-        # float, not int: a count of thousands of digits is infinite, never an error
-        return (0, float(experts.group(1)) * float(experts.group(2)) * _SCALE[experts.group(3).upper()], label.lower())
-    active = _ACTIVE_RE.match(text)
-    if active:
-        return (0, float(active.group(1)) * _SCALE[active.group(2).upper()], label.lower())
-    return (1, 0.0, label.lower())
+from sphinx_rlresources.safe.sizes import size_key
 
 
 def env_text(value: Any) -> str:

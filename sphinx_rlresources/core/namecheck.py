@@ -16,6 +16,7 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
 from sphinx_rlresources.estimator.devices import canonical
+from sphinx_rlresources.safe.sizes import billions_in_name
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.frameworks import name_says_task
 from sphinx_rlresources.scripts.frameworks.vocabulary import family
@@ -211,7 +212,6 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
 #: Words a checkpoint's name adds that say nothing of the model trained.
 _SUFFIX_WORDS = frozenset({"instruct", "chat", "base", "hf", "it"})
 _WORD_BREAKS = re.compile(r"[-_\s]+")
-_SIZE = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)b(?![a-z0-9])")
 
 
 def model_key(text: str) -> str:
@@ -247,8 +247,8 @@ def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagno
 
 
 def _size_of(text: str) -> str | None:
-    found = _SIZE.findall(text.lower())
-    return f"{found[-1]}b" if found else None
+    found = billions_in_name(text)
+    return found[-1] if found else None
 
 
 def check_size(entry: Entry, named_model: str | None) -> list[Diagnostic]:
@@ -258,7 +258,7 @@ def check_size(entry: Entry, named_model: str | None) -> list[Diagnostic]:
     folder = parts[-2].lower() if len(parts) > 1 else ""
     found = []
     stem = entry.source.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()  # a size label the file's name gives
-    if _SIZE.fullmatch(folder) and folder not in (section, stem):
+    if billions_in_name(folder) == [folder] and folder not in (section, stem):
         found.append(
             row_diagnostic(
                 entry,

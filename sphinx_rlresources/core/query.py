@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sphinx_rlresources.core import columns as cols
-from sphinx_rlresources.core.model import DataSet, Entry, SizeData, size_key, size_order
+from sphinx_rlresources.core.model import DataSet, Entry, SizeData
+from sphinx_rlresources.safe.sizes import size_key, size_order
 from sphinx_rlresources.safe.text import shown
 
 EVERY_SIZE = ("all", "*")

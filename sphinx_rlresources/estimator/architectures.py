@@ -27,6 +27,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.safe.sizes import parameters
+
 MAX_CONFIG_BYTES = 1_000_000
 ALL_LINEAR = "all-linear"
 """PEFT's name for every linear layer but the output head (verl's default ``target_modules``)."""
@@ -519,11 +521,7 @@ def by_size(label: str) -> Architecture | None:
     Used only for lower bounds: every per-token term (KV cache, activations) is left
     out, and the count is the label's number, below any real model of that size.
     """
-    text = label.strip().upper().removesuffix("B")
-    try:
-        billions = float(text)
-    except ValueError:
+    count = parameters(label)
+    if count is None or not MIN_BILLIONS * 1e9 <= count <= MAX_BILLIONS * 1e9:  # also refuses inf (400 digits)
         return None
-    if not MIN_BILLIONS <= billions <= MAX_BILLIONS:  # also refuses nan and inf ('nanB', 'infB')
-        return None
-    return Architecture(f"{label} (size only)", 1, 1, 1, 1, 0, 0, size_only=int(billions * 1e9))
+    return Architecture(f"{label} (size only)", 1, 1, 1, 1, 0, 0, size_only=int(count))

@@ -20,9 +20,10 @@ from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 from sphinx_rlresources.core.diagnostics import Subtype
-from sphinx_rlresources.core.model import DataSet, size_key
+from sphinx_rlresources.core.model import DataSet
 from sphinx_rlresources.core.query import Selection, select
 from sphinx_rlresources.core.urls import WEB_SCHEMES
+from sphinx_rlresources.safe.sizes import size_key
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import rlresources_cell
 from sphinx_rlresources.sphinxext.store import ALL, get_dataset, note_use

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
-from sphinx_rlresources.core.model import Entry, size_order
+from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.safe.sizes import size_order
 from sphinx_rlresources.sphinxext.assets import FILTER_JS, READERS_CSS
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import (
