@@ -26,6 +26,7 @@ from sphinx_rlresources.core import checks, paths
 from sphinx_rlresources.core.loader import MAX_PER_FILE, load_dataset
 from sphinx_rlresources.core.urls import safe_url
 from sphinx_rlresources.core.validation import schema
+from sphinx_rlresources.safe.models import checkpoint_name, loaded_model, model_key, model_words
 from sphinx_rlresources.safe.text import UNSEEN_CLASS, visible
 
 SECRET = "s3cr3t-value-from-outside"
@@ -302,7 +303,35 @@ def test_a_hint_names_only_a_script_of_the_rows_model_and_size(tmp_path: Path) -
     ],
 )
 def test_a_hint_matches_the_model_by_its_words_up_to_its_size(model: str, name: str, holds: bool) -> None:
-    assert checks.holds_model(name, checks.model_key(model)) is holds
+    assert checks.holds_model(name, model_words(model)) is holds
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "key"),
+    [
+        ("Qwen/Qwen2.5-32B-Instruct", "Qwen2.5-32B", "qwen2532b"),
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct/", "Meta-Llama-3.1-8B", "metallama318b"),
+        ("/models/qwen2-7b-chat-hf", "qwen2-7b", "qwen27b"),
+        ("Qwen2.5-7B-Instruct-1M", "Qwen2.5-7B-Instruct-1M", "qwen257b1m"),  # only trailing words go from a name
+    ],
+)
+def test_a_model_name_is_shortened_and_keyed_in_one_place(text: str, name: str, key: str) -> None:
+    assert checkpoint_name(text) == name
+    assert model_key(text) == key
+
+
+@pytest.mark.parametrize(
+    ("value", "tail", "loaded"),
+    [
+        ("Qwen/Qwen2.5-7B", "", "Qwen/Qwen2.5-7B"),
+        (None, "/models/Qwen2.5-7B", "/models/Qwen2.5-7B"),
+        (None, "-7B", None),  # ${PREFIX}-7B
+        (None, "", None),  # $MODEL_DIR
+        (None, "7B/", None),  # a folder's slash alone names no model
+    ],
+)
+def test_a_placeholder_stands_for_no_model(value: str | None, tail: str, loaded: str | None) -> None:
+    assert loaded_model(value, tail) == loaded
 
 
 # -- 3 and 4. separators, bidi and invisible characters ---------------------------------

@@ -38,6 +38,7 @@ from sphinx_rlresources.core.loader import data_files, load_dataset
 from sphinx_rlresources.core.naming import naming_rule
 from sphinx_rlresources.core.paths import read_inside, read_regular
 from sphinx_rlresources.core.placeholders import TODO
+from sphinx_rlresources.safe.models import checkpoint_name
 from sphinx_rlresources.safe.sizes import heading_size, size_key, size_word
 from sphinx_rlresources.safe.text import MAX_LOCATION, one_line, safe_start, shown
 from sphinx_rlresources.safe.yamlsafe import YamlError, decode, load
@@ -56,9 +57,6 @@ class Row:
     notes: list[str]
 
 
-_MODEL_SUFFIX = re.compile(r"-(?:instruct|chat|base|hf|it)$", re.IGNORECASE)
-
-
 def model_hint(model_path: str | None, name_model: str) -> str:
     """How the tables would name the script's model: ``Qwen/Qwen2.5-32B-Instruct`` -> ``Qwen2.5-32B``.
 
@@ -67,10 +65,7 @@ def model_hint(model_path: str | None, name_model: str) -> str:
     ``Qwen2-7B``).
     """
     if model_path:
-        short = model_path.rstrip("/").rsplit("/", 1)[-1]
-        while _MODEL_SUFFIX.search(short):
-            short = _MODEL_SUFFIX.sub("", short)
-        return short
+        return checkpoint_name(model_path)
     parts = [p for p in name_model.split("-") if p]
     shown = [size_word(p) or p for p in parts]
     if shown:

@@ -19,7 +19,7 @@ from sphinx_rlresources.core.model import DataSet, Entry
 from sphinx_rlresources.core.namecheck import check_naming, row_diagnostic
 from sphinx_rlresources.core.naming import PRESETS, NamingRule, model_field
 from sphinx_rlresources.core.paths import is_folder, is_link, is_within, kind_of, read_regular, real_path, status
-from sphinx_rlresources.safe.sizes import size_word
+from sphinx_rlresources.safe.models import model_words
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.run import Requirement, Run
 
@@ -29,19 +29,6 @@ make every missing script cost thousands of comparisons."""
 
 
 _WORD_BREAK = re.compile(r"[-_/\s]+")
-
-
-def model_key(model: str) -> tuple[str, ...]:
-    """The words of a row's model up to its size: ``Qwen/Qwen2.5-7B-Instruct`` -> (qwen2.5, 7b).
-
-    The organisation and what follows the size (``-Instruct``) are left out: script names
-    rarely carry them.  A model with no size in its name keeps all its words.
-    """
-    words = [word for word in _WORD_BREAK.split(model.rsplit("/", 1)[-1].lower()) if word]
-    for index, word in enumerate(words):
-        if size_word(word):
-            return tuple(words[: index + 1])
-    return tuple(words)
 
 
 def holds_model(filename: str, key: tuple[str, ...]) -> bool:
@@ -100,7 +87,7 @@ class Hints:
         configuration, and "did you mean" would send the reader to link the wrong script
         (Qwen2-7B's missing script is not Qwen2.5-7B's).
         """
-        keys = {model_key(model), model_key(model_field(name, model))} if model else set()
+        keys = {model_words(model), model_words(model_field(name, model))} if model else set()
         groups = self._groups(folder)
         model, model_task = self._keys(name)
         too_many = 0

@@ -17,6 +17,7 @@ import re
 
 from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
+from sphinx_rlresources.safe.models import loaded_model
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.frameworks.vocabulary import family, task_key
@@ -281,9 +282,10 @@ class _Check:
         found = self.r.model
         if found.line == 0 or self.blamed_for(found):
             return
-        path = str(found.value if found.value is not None else found.tail).rstrip("/")
-        if "/" not in path and found.value is None:
+        loaded = loaded_model(found.value, found.tail)
+        if loaded is None:
             return  # the last part is not wholly known: $MODEL_DIR, ${PREFIX}-7B
+        path = loaded.rstrip("/")
         last = path.rsplit("/", 1)[-1]
         if not last:
             return

@@ -16,6 +16,7 @@ from sphinx_rlresources.core.diagnostics import Diagnostic, Subtype
 from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
 from sphinx_rlresources.estimator.devices import canonical
+from sphinx_rlresources.safe.models import loaded_model, model_key
 from sphinx_rlresources.safe.sizes import billions_in_name
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.frameworks import name_says_task
@@ -209,24 +210,12 @@ def check_rule(entry: Entry, run: Run | None, rule: NamingRule) -> list[Diagnost
     return found
 
 
-#: Words a checkpoint's name adds that say nothing of the model trained.
-_SUFFIX_WORDS = frozenset({"instruct", "chat", "base", "hf", "it"})
-_WORD_BREAKS = re.compile(r"[-_\s]+")
-
-
-def model_key(text: str) -> str:
-    """A model's name reduced to what identifies it: ``Qwen/Qwen2.5-7B-Instruct`` -> ``qwen257b``."""
-    last = text.rstrip("/").rsplit("/", 1)[-1].lower()
-    words = [w for w in _WORD_BREAKS.split(last) if w and w not in _SUFFIX_WORDS]
-    return _norm("".join(words))
-
-
 def check_model(entry: Entry, run: Run | None, named: str | None) -> list[Diagnostic]:
     """The model a script's name says against the checkpoint it loads (``qwen2-7b_…`` loading Qwen2.5-7B)."""
     if run is None or not named:
         return []
     found = run.model
-    path = found.value if found.value is not None else found.tail if "/" in found.tail else None
+    path = loaded_model(found.value, found.tail)
     if not path or found.line == 0:
         return []
     if any(p.severity == "error" and p.key and found.written.startswith(p.key + "=") for p in run.problems):

@@ -27,6 +27,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.safe.models import checkpoint_name
 from sphinx_rlresources.safe.sizes import parameters
 
 MAX_CONFIG_BYTES = 1_000_000
@@ -314,18 +315,12 @@ BUNDLED: dict[str, Architecture] = {
     ]
 }  # fmt: skip
 
-_SUFFIXES = ("-instruct", "-chat", "-base", "-hf", "-it", "-v0.1")
-
 
 def bundled(name: str) -> Architecture | None:
     """A bundled shape by model name or hub id (``Qwen/Qwen2.5-7B-Instruct`` is Qwen2.5-7B)."""
-    key = name.strip().rstrip("/").rsplit("/", 1)[-1].lower()
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _SUFFIXES:
-            if key.endswith(suffix):
-                key, changed = key[: -len(suffix)], True
+    key, before = checkpoint_name(name.strip()).lower(), None
+    while key != before:  # Mixtral-8x7B-Instruct-v0.1: the release's version goes too
+        before, key = key, checkpoint_name(key.removesuffix("-v0.1"))
     key = key.replace("meta-llama-", "llama-").replace("llama-3-", "llama-3.1-")
     return BUNDLED.get(key)
 
