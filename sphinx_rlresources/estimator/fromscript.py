@@ -15,51 +15,58 @@ Values outside their bounds (:data:`BOUNDS`) are estimated as if not given, and 
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sphinx_rlresources.estimator.architectures import ALL_LINEAR, Architecture, bundled, by_size
+from sphinx_rlresources.estimator.architectures import Architecture, bundled, by_size
 from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
-#: Plan field -> (the value assumed when nothing says, why).  One table for --row and --model.
-SILENT: dict[str, tuple[Any, str]] = {
-    "param_offload": (True, "the least GPU memory"),
-    "optimizer_offload": (True, "the least GPU memory"),
-    "ref_offload": (True, "the least GPU memory"),
-    "offload_mode": ("compute", "the least GPU memory; a framework's own offload may differ (verl's: phase)"),
-    "gradient_checkpointing": (True, "the least GPU memory"),
-    "prompt_length": (512, "a common maximum"),
-    "response_length": (1024, "a common maximum"),
-    "micro_batch": (1, "the least GPU memory"),
-    "log_prob_micro_batch": (None, "as micro_batch"),
-    "dynamic_batch": (False, "a fixed micro-batch"),
-    "max_token_len": (None, "no token budget"),
-    "remove_padding": (True, "the fewest tokens"),
-    "rollout_n": (1, "one response per prompt"),
-    "train_batch": (None, "not stated"),
-    "mini_batch": (None, "not stated"),
-    "rollout_tp": (None, "the largest the heads allow: the least GPU memory"),
-    "train_tp": (1, "none for FSDP; for Megatron, as much as the GPUs allow (the least memory)"),
-    "train_pp": (1, "none for FSDP; for Megatron, the rest of the GPUs (the least memory)"),
-    "train_ep": (1, "no expert parallelism"),
-    "train_cp": (1, "no context parallelism"),
-    "sequence_parallel": (1, "no Ulysses sequence parallelism"),
-    "memory_fraction": (None, "not stated: the engine holds its weights and the KV cache it uses"),
-    "free_cache_engine": (True, "the engine sleeps during training: the least GPU memory"),
-    "max_num_seqs": (None, "the engine's default"),
-    "fp8_rollout": (False, "bf16 rollout weights"),
-    "use_kl": (False, "no reference model: the least GPU memory (and verl's default)"),
-    "update_entropy": (False, "no entropy bonus (verl's default)"),
-    "entropy_checkpointing": (False, "not set"),
-    "entropy_chunking": (False, "not set"),
-    "fused_kernels": (False, "not set"),
-    "lora_targets": (ALL_LINEAR, "verl's default"),
-    "gpus_per_node": (8, "a node of 8 GPUs"),
+WHY_SILENT: dict[str, str] = {
+    "param_offload": "the least GPU memory",
+    "optimizer_offload": "the least GPU memory",
+    "ref_offload": "the least GPU memory",
+    "offload_mode": "the least GPU memory; a framework's own offload may differ (verl's: phase)",
+    "gradient_checkpointing": "the least GPU memory",
+    "prompt_length": "a common maximum",
+    "response_length": "a common maximum",
+    "micro_batch": "the least GPU memory",
+    "log_prob_micro_batch": "as micro_batch",
+    "dynamic_batch": "a fixed micro-batch",
+    "max_token_len": "no token budget",
+    "remove_padding": "the fewest tokens",
+    "rollout_n": "one response per prompt",
+    "train_batch": "not stated",
+    "mini_batch": "not stated",
+    "rollout_tp": "the largest the heads allow: the least GPU memory",
+    "train_tp": "none for FSDP; for Megatron, as much as the GPUs allow (the least memory)",
+    "train_pp": "none for FSDP; for Megatron, the rest of the GPUs (the least memory)",
+    "train_ep": "no expert parallelism",
+    "train_cp": "no context parallelism",
+    "sequence_parallel": "no Ulysses sequence parallelism",
+    "memory_fraction": "not stated: the engine holds its weights and the KV cache it uses",
+    "free_cache_engine": "the engine sleeps during training: the least GPU memory",
+    "max_num_seqs": "the engine's default",
+    "fp8_rollout": "bf16 rollout weights",
+    "use_kl": "no reference model: the least GPU memory (and verl's default)",
+    "update_entropy": "no entropy bonus (verl's default)",
+    "entropy_checkpointing": "not set",
+    "entropy_chunking": "not set",
+    "fused_kernels": "not set",
+    "lora_targets": "verl's default",
+    "gpus_per_node": "a node of 8 GPUs",
 }
+"""Plan field -> why its default is what a silent script is assumed to run."""
+
+SILENT: dict[str, tuple[Any, str]] = {
+    name: (next(f.default for f in dataclasses.fields(Plan) if f.name == name), why) for name, why in WHY_SILENT.items()
+}
+"""Plan field -> (the value assumed when nothing says, why): :class:`Plan`'s own defaults, so
+``--row``, ``--model`` and a plan built in code assume the same."""
 
 FRAMEWORK_MECHANISMS = frozenset({"offload_mode", "gpus_per_node", "lora_targets"})
 """Framework defaults that are how the framework works rather than a setting a release may

@@ -80,11 +80,11 @@ class Plan:
     """How the ``fsdp`` backend shards the trainer's states (DeepSpeed's ZeRO stages): 3 shards
     parameters, gradients and optimizer states over the trainer's GPUs (FSDP, ZeRO-3); 2 keeps
     a full parameter copy on each GPU; 1 full gradients too; 0 (DDP) shards nothing."""
-    param_offload: bool = False
-    optimizer_offload: bool = False
-    ref_offload: bool | None = None
+    param_offload: bool = True
+    optimizer_offload: bool = True
+    ref_offload: bool | None = True
     """None: as ``param_offload``."""
-    offload_mode: str = "phase"
+    offload_mode: str = "compute"
     gradient_checkpointing: bool = True
     prompt_length: int = 512
     response_length: int = 1024
@@ -116,7 +116,7 @@ class Plan:
     sequence_parallel: int = 1
     """Ulysses sequence parallelism: each GPU of a group holds 1/n of every sequence."""
     engine: str = "vllm"
-    memory_fraction: float | None = 0.5
+    memory_fraction: float | None = None
     """vLLM's ``gpu_memory_utilization`` or SGLang's ``mem_fraction_static``; None: not stated."""
     budget_of: str = "device"
     """What the fraction is of (:data:`BUDGETS`): ``device`` (vLLM 0.7 and later: its weights
