@@ -75,12 +75,13 @@ class _Parser(argparse.ArgumentParser):
 COULD_NOT_RUN = "the command could not run: a bad flag, a missing folder or file (one line on stderr)"
 
 
-def exit_statuses(ok: str, findings: str | None) -> str:
-    """A command's epilog: what each of its exit statuses means."""
+def exit_statuses(ok: str, findings: str | None, *more: tuple[int, str]) -> str:
+    """A command's epilog: what each of its exit statuses means (``more``: a command's own, after 2)."""
     lines = ["exit status:", f"  0  {ok}"]
     if findings:
         lines.append(f"  1  {findings}")
     lines.append(f"  2  {COULD_NOT_RUN}")
+    lines.extend(f"  {code}  {meaning}" for code, meaning in more)
     return "\n".join(lines)
 
 
@@ -246,7 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
         "value comes from: set in the file, a default the script documents, --env, the framework's default, "
         "or run time.",
         epilog=exit_statuses(
-            "every file was read", "a file has no launch this reader knows, or has mistakes of its own"
+            "every file was read",
+            "a file was read but has mistakes of its own (an error among its problems)",
+            (inspect_command.EXIT_UNRECOGNISED, "a file is not recognised (no reader knows it; the JSON says why)"),
         ),
     )
     inspect_command.add_arguments(inspect)

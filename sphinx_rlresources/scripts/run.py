@@ -142,6 +142,8 @@ class Run:
     entry_point: str | None = None
     launch_line: int = 0
     """The line of the command that starts the trainer (0: none found)."""
+    unrecognised: str = ""
+    """Why no reader read the file (no launch it knows, a config no adapter claims); empty when one did."""
     # -- hardware -----------------------------------------------------------------------
     gpus: Found[int] = UNKNOWN
     """The whole run, all roles together."""

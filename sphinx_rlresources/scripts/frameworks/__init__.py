@@ -27,6 +27,8 @@ from sphinx_rlresources.scripts.frameworks import (
     verl,
 )
 from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary, says_lora, task_key
+from sphinx_rlresources.scripts.frameworks.base import module_after
+from sphinx_rlresources.scripts.frameworks.pools import settled
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.records import batch_logs, requirements
@@ -111,6 +113,10 @@ def vocabulary_of(framework: str | None) -> Vocabulary | None:
     return VOCABULARIES.get(framework or "")
 
 
+SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
+"""A launch script's names; a file with no suffix at all is read as one too (``launch``, ``run``)."""
+MAX_NAMED = 4
+"""Commands (or keys) named when saying why a file was not recognised."""
 NEVER_LAUNCHES = frozenset(
     {
         *(":", "[", "cd", "echo", "exit", "false", "popd", "printf", "pushd", "pwd", "return", "set", "shift"),
@@ -139,13 +145,31 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
             continue
         for adapter in ADAPTERS:
             if adapter.claims(command):
-                found = adapter.read(command, reading, path)
+                found = settled(adapter.read(command, reading, path))
                 logs, requires = batch_logs(text), requirements(text)
                 # Most scripts have neither: a fifty-field Run is copied only when there is something to add.
                 return replace(found, batch_logs=logs, requires=requires) if logs or requires else found
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
-    return Run(path=path, problems=problems, variables=variables)
+    return Run(path=path, problems=problems, variables=variables, unrecognised=_no_launch(reading.commands))
+
+
+def _no_launch(commands: list[Command]) -> str:
+    """Why no adapter read the script: the commands it does run, the first few, as written."""
+    named: list[str] = []
+    for command in commands:
+        program = command.fields[0].value
+        if program is None or program in NEVER_LAUNCHES:
+            continue
+        module, _ = module_after(command)
+        shown = f"{program} {module}" if module and module != program else program
+        if shown not in named:
+            named.append(shown)
+    if not named:
+        return "the script runs no command but shell builtins and file utilities"
+    more = ", ..." if len(named) > MAX_NAMED else ""
+    listed = ", ".join(f"'{name}'" for name in named[:MAX_NAMED])
+    return f"no command in the script launches a trainer this reader knows (it runs {listed}{more})"
 
 
 def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
@@ -154,11 +178,34 @@ def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
         document = load(text, merge_keys=True)
     except YamlError as err:
         first = err.problems[0]
-        return Run(path=path, problems=(Problem(first.line, f"the config is not valid YAML: {first.message}"),))
+        problem = Problem(first.line, f"the config is not valid YAML: {first.message}")
+        return Run(path=path, problems=(problem,), unrecognised="the file is not valid YAML")
     for adapter in CONFIG_ADAPTERS:
         if adapter.claims(document):
-            return adapter.read(document, path, files)
-    return Run(path=path)
+            return settled(adapter.read(document, path, files))
+    if not isinstance(document.value, dict):
+        return Run(path=path, unrecognised="the YAML is not a mapping of settings, so no reader knows it")
+    keys = [str(key) for key in list(document.value)[: MAX_NAMED + 1]]
+    listed = ", ".join(f"'{key}'" for key in keys[:MAX_NAMED]) + (", ..." if len(keys) > MAX_NAMED else "")
+    return Run(path=path, unrecognised=f"no reader knows a config with these top-level keys ({listed or 'none'})")
+
+
+def unread_kind(path: str) -> str:
+    """Why a file of a kind no reader reads (:func:`file_kind` None) is not recognised."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[name.rfind(".") :] if "." in name.lstrip(".") else name
+    readable = ", ".join((*SCRIPT_SUFFIXES, *CONFIG_SUFFIXES))
+    return f"no reader reads a {suffix} file: launch scripts and recipe configs are read ({readable})"
+
+
+def file_kind(path: str) -> str | None:
+    """``script``, ``config`` or None (a kind no reader reads: ``.toml``, ``.py``, ``.md``...), by the name."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith(CONFIG_SUFFIXES):
+        return "config"
+    if name.endswith(SCRIPT_SUFFIXES) or "." not in name.lstrip("."):
+        return "script"
+    return None
 
 
 def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
@@ -166,5 +213,5 @@ def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files:
     if path.lower().endswith(CONFIG_SUFFIXES):
         return read_config(text, path, files)
     if path.lower().endswith(UNREAD_SUFFIXES):
-        return Run(path=path)
+        return Run(path=path, unrecognised=unread_kind(path))
     return read_run(text, path, env, files)
