@@ -327,6 +327,9 @@ COVERED: dict[str, Place] = {
     "cli.rst: rlresources sync --check NOWHERE.md": SEED,
     f"cli.rst: rlresources inspect {LORA_8B} --env NGPUS_PER_NODE=8": SEED,
     f"cli.rst: rlresources inspect {LORA_8B} --format json": SEED,
+    "cli.rst: rlresources inspect tests/frameworks/verl/recipe/one_step_off_policy/shell/"
+    "grpo_qwen3_1.7b_fsdp2_2_6.sh": SEED,
+    "cli.rst: rlresources inspect pyproject.toml": SEED,
     "cli.rst: rlresources schema --out data/rlresources.schema.json": SEED,
     "cli.rst: rlresources schema | head -4": SEED,
     "cli.rst: rlresources estimate --model Qwen2.5-72B --task GRPO --device H100 --framework verl --offload "
