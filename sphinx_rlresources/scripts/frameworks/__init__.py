@@ -17,6 +17,7 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
     accelerate,
+    launcher,
     nemorl,
     openinstruct,
     openrlhf,
@@ -26,9 +27,9 @@ from sphinx_rlresources.scripts.frameworks import (
     trl,
     verl,
 )
-from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary, says_lora, task_key
 from sphinx_rlresources.scripts.frameworks.base import module_after
 from sphinx_rlresources.scripts.frameworks.pools import settled
+from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary, says_lora, task_key
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.records import batch_logs, requirements
@@ -149,6 +150,9 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
                 logs, requires = batch_logs(text), requirements(text)
                 # Most scripts have neither: a fifty-field Run is copied only when there is something to add.
                 return replace(found, batch_logs=logs, requires=requires) if logs or requires else found
+    generic = launcher.read(reading, text, path)
+    if generic is not None:  # no framework's launch, but a launcher's: its GPUs and nodes
+        return generic
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
     return Run(path=path, problems=problems, variables=variables, unrecognised=_no_launch(reading.commands))

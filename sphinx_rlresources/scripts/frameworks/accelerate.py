@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sphinx_rlresources.safe.yamlsafe import YamlDocument
-from sphinx_rlresources.scripts.files import Files
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
+from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.frameworks.base import derived
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
@@ -149,6 +149,20 @@ def read(document: YamlDocument, path: str, files: Files | None = None) -> Run:
     )
 
 
+def from_file(name: str, script: str, files: Files) -> Settings | None:
+    """The accelerate config ``--config_file name`` names, from the script at ``script`` (None: unread or not one)."""
+    for candidate in candidates(script, name, ""):
+        text = files.read(candidate)
+        if text is None:
+            continue
+        try:
+            document = load(text)
+        except YamlError:
+            return None
+        return Settings(document, candidate) if claims(document) else None
+    return None
+
+
 def per_machine(gpus: Found[int], machines: Found[int]) -> Found[int]:
     """GPUs per node: processes over machines, when they divide."""
     if gpus.value is None or machines.value is None or machines.value <= 0 or gpus.value % machines.value:
@@ -169,4 +183,4 @@ def _unknown(found: Found[Any]) -> Found[int]:
     return Found(None, Origin.UNKNOWN, found.line, found.written, found.file) if found.line else UNKNOWN
 
 
-__all__ = ["BACKENDS", "NAME", "Settings", "claims", "offload_mode", "per_machine", "read"]
+__all__ = ["BACKENDS", "NAME", "Settings", "claims", "from_file", "offload_mode", "per_machine", "read"]

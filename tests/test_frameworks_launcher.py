@@ -1,0 +1,135 @@
+"""The generic launcher layer: GPUs and nodes from ``accelerate``/``torchrun``/``deepspeed``/Slurm for any entry point.
+
+The fixtures (tests/frameworks/launcher/) are written in the idioms of open-instruct's
+and OpenRLHF's non-RL scripts and cite the public files that taught each one.  The
+framework stays unknown: no adapter reads these trainers' own settings.
+"""
+
+from __future__ import annotations
+
+import pytest
+from framework_fixtures import read
+
+from sphinx_rlresources.scripts.frameworks import read_file
+from sphinx_rlresources.scripts.frameworks.launcher import job
+from sphinx_rlresources.scripts.run import Origin, Run
+
+
+def hardware(run: Run) -> tuple[object, ...]:
+    return (run.framework, run.entry_point, run.gpus.value, run.nodes.value, run.gpus_per_node.value)
+
+
+def test_accelerate_launch_gives_processes_machines_and_backend() -> None:
+    run = read("launcher", "scripts/train/finetune_single_node.sh")
+    assert hardware(run) == (None, "open_instruct/finetune.py", 4, 1, 4)
+    assert (run.launch_line, run.gpus.origin, run.gpus.line) == (7, Origin.SCRIPT_DEFAULT, 10)
+    assert (run.train_backend.value, run.train_backend.line) == ("deepspeed", 11)
+    assert run.model.value is None  # finetune.py's own flags are no adapter's: unknown, not guessed
+
+
+def test_a_job_submitter_that_rewrites_the_launch_is_not_read_as_the_launch() -> None:
+    # mason.py runs accelerate on 8 nodes and rewrites --num_processes: 8 would be wrong
+    run = read("launcher", "scripts/train/finetune_mason.sh")
+    assert (run.launch_line, run.gpus.value) == (0, None)
+    assert "'python mason.py'" in run.unrecognised
+
+
+def test_torchrun_inside_srun_bash_c_takes_its_nodes_from_the_sbatch_header() -> None:
+    run = read("launcher", "examples/scripts/train_dpo_slurm.sh")
+    assert hardware(run) == (None, "openrlhf.cli.train_dpo", 16, 2, 8)
+    assert (run.nodes.line, run.nodes.written) == (6, "--nnodes = #SBATCH -N 2")
+
+
+def test_deepspeed_without_a_node_count_leaves_the_total_to_run_time() -> None:
+    run = read("launcher", "examples/scripts/train_rm_deepspeed.sh")
+    assert hardware(run) == (None, "openrlhf.cli.train_rm", None, None, 4)
+    assert run.nodes.origin is Origin.RUNTIME  # the hostfile's hosts, where it runs
+    assert run.train_backend.value is None  # the deepspeed launcher alone does not make it DeepSpeed training
+
+
+def test_deepspeed_with_nodes_and_gpus() -> None:
+    run = read("launcher", "examples/scripts/train_sft_multinode.sh")
+    assert hardware(run) == (None, "openrlhf.cli.train_sft", 16, 2, 8)
+
+
+def test_torchrun_defaults_to_one_node() -> None:
+    run = read("launcher", "scripts/train/torchrun_local.sh")
+    assert hardware(run) == (None, "train.py", 8, 1, 8)
+    assert run.nodes.origin is Origin.FRAMEWORK_DEFAULT and run.nodes.written == "torchrun's default: 1"
+
+
+def test_a_plain_python_job_takes_the_sbatch_allocation_and_its_last_entry_point() -> None:
+    run = read("launcher", "scripts/train/sbatch_python.sbatch")
+    assert hardware(run) == (None, "mytrainer.sft", 4, 1, 4)
+    assert (run.gpus_per_node.line, run.gpus_per_node.written) == (4, "#SBATCH --gres=gpu:h100:4")
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        ("python -m torch.distributed.run --nproc_per_node=2 --nnodes=1:1 train.py\n", (2, 1, 2)),
+        ("torchrun --nnodes 1:4 --nproc_per_node 8 train.py\n", (None, None, 8)),  # elastic: run time
+        ("torchrun --nproc_per_node gpu train.py\n", (None, 1, None)),
+        ("CUDA_VISIBLE_DEVICES=0,1,2 python train.py\n", (3, 1, 3)),
+        ("accelerate launch --config_file missing.yaml train.py\n", (None, None, None)),
+    ],
+)
+def test_launcher_flags(script: str, expected: tuple[object, ...]) -> None:
+    run = read_file(script, "x.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == expected
+    assert run.launch_line == 1
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "pip install deepspeed torch\n",  # a package named like a launcher
+        "echo torchrun --nproc_per_node 8 train.py\n",  # printed, not run
+        "python prepare.py\npython train.py\n",  # a plain python with nothing to say its GPUs
+        "torchrun --nproc_per_node 1 $PROJECT_ROOT/export.py\n",  # an entry point not known here
+        "deepspeed --module $training_commands\n",
+    ],
+)
+def test_what_is_not_a_launch_is_not_read_as_one(script: str) -> None:
+    run = read_file(script, "x.sh")
+    assert (run.launch_line, run.gpus.value) == (0, None)
+    assert run.unrecognised
+
+
+def test_a_launch_that_surely_runs_wins_over_one_inside_an_if() -> None:
+    script = 'if [[ ${1} != "slurm" ]]; then\n  deepspeed --num_gpus 2 a.py\nfi\ntorchrun --nproc_per_node 8 b.py\n'
+    assert hardware(read_file(script, "x.sh")) == (None, "b.py", 8, 1, 8)
+
+
+def test_accelerate_config_named_by_the_launch_is_read() -> None:
+    class Files:
+        path = ""
+
+        def read(self, path: str) -> str | None:
+            if path == "configs/zero3.yaml":
+                return "distributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\n"
+            return None
+
+    run = read_file("accelerate launch --config_file configs/zero3.yaml train.py\n", "x.sh", None, Files())
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value, run.train_backend.value) == (
+        16,
+        2,
+        8,
+        "deepspeed",
+    )
+    assert run.gpus.file == "configs/zero3.yaml"
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ("#SBATCH -N 4\n#SBATCH --gpus-per-node=8\n", (4, 8, None)),
+        ("#SBATCH --nodes 2\n#SBATCH --gres=gpu:a100:4,nvme:1\n", (2, 4, None)),
+        ("#SBATCH -N2 -G 16\n", (2, None, 16)),
+        ("#SBATCH --nodes=2-4\n", (None, None, None)),  # a range: decided by the scheduler
+        ("echo hi\n#SBATCH -N 4\n", (None, None, None)),  # after the first command: not a header
+    ],
+)
+def test_sbatch_headers(headers: str, expected: tuple[object, ...]) -> None:
+    found = job("#!/bin/bash\n" + headers)
+    assert (found.nodes.value, found.gpus_per_node.value, found.gpus.value) == expected
