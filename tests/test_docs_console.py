@@ -330,6 +330,8 @@ COVERED: dict[str, Place] = {
     "cli.rst: rlresources inspect tests/frameworks/verl/recipe/one_step_off_policy/shell/"
     "grpo_qwen3_1.7b_fsdp2_2_6.sh": SEED,
     "cli.rst: rlresources inspect pyproject.toml": SEED,
+    # docs/script-checks.rst: this repository's fixtures
+    "script-checks.rst: rlresources inspect tests/frameworks/launcher/examples/scripts/train_dpo_slurm.sh": SEED,
     "cli.rst: rlresources schema --out data/rlresources.schema.json": SEED,
     "cli.rst: rlresources schema | head -4": SEED,
     "cli.rst: rlresources estimate --model Qwen2.5-72B --task GRPO --device H100 --framework verl --offload "
