@@ -8,7 +8,8 @@ checkout of this project).  Every ``*.sh`` and every ``*.yaml``/``*.yml`` under 
 (``.git`` skipped) is read with :func:`~sphinx_rlresources.scripts.frameworks.read_file`,
 with a :class:`TreeFiles` that answers for files of the same tree (what the script
 ``source``\\ s, the accelerate config it names).  A file counts once some adapter claims
-it; per framework the scan reports the files read and the share whose GPUs, engine,
+it (or the generic launcher layer reads it: the ``(launcher)`` group); per framework the
+scan reports the files read and the share whose GPUs, engine,
 train backend and model are known.
 
 ``--truth`` compares with rows a careful reader wrote (``path``, ``gpus``, ``engine``,
@@ -39,6 +40,8 @@ from sphinx_rlresources.scripts.frameworks import read_file  # noqa: E402
 from sphinx_rlresources.scripts.run import Run  # noqa: E402
 
 MAX_BYTES = 1_000_000
+LAUNCHER = "(launcher)"
+"""The group of files read by the generic launcher layer alone: GPUs known, the framework not."""
 FIELDS = ("gpus", "engine", "train_backend", "model")
 TRUTH_KEYS = {
     "gpus": ("gpus", "total_gpus"),
@@ -144,7 +147,7 @@ def scan(root: Path, with_snippets: bool = False) -> dict[str, Run]:
         items = snippets(path, text) if path.endswith((".md", ".py")) else [(path, text)]
         for name, item in items:
             run = read_file(item, name.split("#", 1)[0] if "#" in name else name, None, files)
-            if run.framework is not None:
+            if run.framework is not None or run.launch_line:  # an adapter's, or a launcher's (framework unknown)
                 runs[name] = run
     return runs
 
@@ -152,7 +155,7 @@ def scan(root: Path, with_snippets: bool = False) -> dict[str, Run]:
 def summary(runs: dict[str, Run]) -> dict[str, dict[str, Any]]:
     by_framework: dict[str, list[Run]] = defaultdict(list)
     for run in runs.values():
-        by_framework[run.framework or "?"].append(run)
+        by_framework[run.framework or LAUNCHER].append(run)
     out = {}
     for name, items in sorted(by_framework.items()):
         known = {f: sum(value(r, f) is not None for r in items) for f in FIELDS}

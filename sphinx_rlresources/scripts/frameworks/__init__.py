@@ -17,6 +17,7 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
     accelerate,
+    easyr1,
     launcher,
     nemorl,
     openinstruct,
@@ -57,6 +58,7 @@ class ConfigAdapter(NamedTuple):
 
 
 ADAPTERS: tuple[Adapter, ...] = (
+    Adapter(easyr1.NAME, easyr1.claims, easyr1.read),  # before verl's: EasyR1's module is inside a verl package
     Adapter(verl.NAME, verl.claims, verl.read),
     Adapter(openrlhf.NAME, openrlhf.claims, openrlhf.read),
     Adapter(slime.NAME, slime.claims, slime.read),
@@ -70,6 +72,7 @@ CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
     ConfigAdapter(accelerate.NAME, accelerate.claims, accelerate.read),
     ConfigAdapter(roll.NAME, roll.claims, roll.read),
     ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
+    ConfigAdapter(easyr1.NAME, easyr1.claims_config, easyr1.read_config),
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")

@@ -1,0 +1,179 @@
+"""EasyR1: ``python3 -m verl.trainer.main config=examples/config.yaml key=value …``.
+
+EasyR1 (hiyouga/EasyR1) is a fork of verl with its own trainer module and config
+layout: ``verl.trainer.main`` (verl's own is ``main_ppo``), one YAML named by
+``config=`` and OmegaConf ``key=value`` overrides on top (``worker.actor.model.model_path``,
+``worker.rollout.tensor_parallel_size``, ``trainer.n_gpus_per_node``, ``trainer.nnodes``).
+Read as verl it would be misnamed and its settings missed, so this adapter is asked
+before verl's.  A value is the override when the script writes one, else the config's
+(read through the caller's files, from the repository root or the script's folder),
+else EasyR1's own default for the few settings whose default is read here
+(hiyouga/EasyR1@b44b311 ``verl/trainer/config.py:109-111``: ``nnodes`` 1,
+``n_gpus_per_node`` 8; ``verl/workers/rollout/config.py:24``: ``name`` vllm), else
+unknown.  It trains with FSDP only, on the GPUs its rollout shares (its hybrid engine).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
+from sphinx_rlresources.scripts.files import Files, candidates
+from sphinx_rlresources.scripts.frameworks.argv import as_model
+from sphinx_rlresources.scripts.frameworks.base import (
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    default,
+    derived,
+    from_override,
+    module_after,
+)
+from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems
+from sphinx_rlresources.scripts.hydra import read_hydra
+from sphinx_rlresources.scripts.interpreter import Command, Interpreter
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+from sphinx_rlresources.scripts.settings import ScriptSettings
+
+NAME = "easyr1"
+ENTRY_POINT = "verl.trainer.main"
+T = TypeVar("T")
+ACTOR = "worker.actor"
+ROLLOUT = "worker.rollout"
+
+
+def claims(command: Command) -> bool:
+    """EasyR1's trainer module (verl has no ``verl.trainer.main``)."""
+    module, _after = module_after(command)
+    return module == ENTRY_POINT
+
+
+def read(command: Command, reading: Interpreter, path: str) -> Run:
+    """The :class:`Run` of an EasyR1 launch."""
+    settings = read_hydra(reading, command)
+    config, problems = _config(settings, reading, path)
+    return _Reader(settings, config, path).run(problems)
+
+
+def claims_config(document: YamlDocument) -> bool:
+    """An EasyR1 config: ``worker:`` with ``actor:`` and ``rollout:``, beside ``trainer:``."""
+    value = document.value
+    if not isinstance(value, dict) or not isinstance(value.get("trainer"), dict):
+        return False
+    worker = value.get("worker")
+    return isinstance(worker, dict) and all(isinstance(worker.get(part), dict) for part in ("actor", "rollout"))
+
+
+def read_config(document: YamlDocument, path: str, files: Files | None = None) -> Run:
+    """The :class:`Run` of an EasyR1 config on its own (as ``config=`` with no overrides would run it)."""
+    return _Reader(ScriptSettings(), Config(document, path), path).run([])
+
+
+class Config:
+    """The YAML ``config=`` names, each scalar by its dotted key, with its line."""
+
+    def __init__(self, document: YamlDocument | None = None, file: str = "") -> None:
+        self.document = document
+        self.file = file
+
+    def found(self, key: str, convert: Callable[[str], T | None]) -> Found[T]:
+        if self.document is None:
+            return UNKNOWN
+        node: Any = self.document.value
+        path = tuple(key.split("."))
+        for part in path:
+            if not isinstance(node, Mapping) or part not in node:
+                return UNKNOWN
+            node = node[part]
+        if isinstance(node, (dict, list)) or node is None:
+            return UNKNOWN
+        text = str(node).lower() if isinstance(node, bool) else str(node)
+        value = convert(text)
+        written = f"{key}: {self.document.source.get(path, text)}"
+        line = self.document.mark(path)[0]
+        return Found(value, Origin.SET if value is not None else Origin.UNKNOWN, line, written, self.file)
+
+
+def _config(settings: ScriptSettings, reading: Interpreter, path: str) -> tuple[Config, list[Problem]]:
+    """The config ``config=FILE`` names; an unreadable one is unknown, an invalid one a problem."""
+    override = settings.overrides.get("config")
+    if override is None or override.value is None or reading.files is None:
+        return Config(), []
+    for candidate in [*candidates("", override.value, ""), *candidates(path, override.value, "")]:
+        text = reading.files.read(candidate)
+        if text is None:
+            continue
+        try:
+            return Config(load(text), candidate), []
+        except YamlError as err:
+            message = f"{candidate} is not valid YAML ({err.problems[0].message}); its settings are unknown"
+            return Config(), [Problem(override.line, message, "config", "other", "warning")]
+    return Config(), []
+
+
+class _Reader:
+    def __init__(self, s: ScriptSettings, config: Config, path: str) -> None:
+        self.s = s
+        self.config = config
+        self.path = path
+        self.defaults = config.document is not None or "config" not in s.overrides
+        """EasyR1's defaults hold unless a config is named that could not be read (it may set anything)."""
+
+    def get(self, key: str, convert: Callable[[str], T | None], fallback: tuple[T, str] | None = None) -> Found[T]:
+        """The override the script writes, else the config's value, else EasyR1's default (``fallback``)."""
+        override = self.s.overrides.get(key)
+        if override is not None:
+            return from_override(override, convert)
+        found = self.config.found(key, convert)
+        if found.line or fallback is None or not self.defaults:
+            return found
+        return default(fallback[0], f"{key}: {fallback[1]}")
+
+    def run(self, problems: list[Problem]) -> Run:
+        per_node = self.get("trainer.n_gpus_per_node", as_int, (8, "EasyR1's default (verl/trainer/config.py:111)"))
+        nodes = self.get("trainer.nnodes", as_int, (1, "EasyR1's default (verl/trainer/config.py:109)"))
+        value = per_node.value * nodes.value if per_node.value is not None and nodes.value is not None else None
+        written = f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}"
+        # the line of the file that wrote it: the script's own first, else the config's
+        parts = sorted((per_node, nodes), key=lambda part: (not part.line, bool(part.file)))
+        gpus = dataclasses.replace(derived(value, parts, written), file=parts[0].file if parts[0].line else "")
+        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.s.problems]
+        return Run(
+            path=self.path,
+            framework=NAME,
+            entry_point=ENTRY_POINT if self.s.trainer_line else None,
+            launch_line=self.s.trainer_line,
+            gpus=gpus,
+            nodes=nodes,
+            gpus_per_node=per_node,
+            roles=(Role("trainer", gpus, nodes, per_node), Role("rollout", gpus, nodes, per_node, "trainer")),
+            colocated=default(True, "EasyR1's hybrid engine (rollout on the trainer's GPUs)"),
+            train_backend=default("fsdp", "EasyR1 trains with FSDP only"),
+            ulysses_sp=self.get(f"{ACTOR}.ulysses_sequence_parallel_size", as_int),
+            lora_rank=self.get(f"{ACTOR}.model.lora.rank", as_int),
+            model=self.get(f"{ACTOR}.model.model_path", as_model),
+            algorithm=self.get("algorithm.adv_estimator", as_lower),
+            prompt_length=self.get("data.max_prompt_length", as_int),
+            response_length=self.get("data.max_response_length", as_int),
+            train_batch_size=self.get("data.rollout_batch_size", as_int),
+            mini_batch_size=self.get(f"{ACTOR}.global_batch_size", as_int),
+            micro_batch_per_gpu=self.get(f"{ACTOR}.micro_batch_size_per_device_for_update", as_int),
+            rollout_n=self.get(f"{ROLLOUT}.n", as_int),
+            param_offload=self.get(f"{ACTOR}.offload.offload_params", as_bool),
+            optimizer_offload=self.get(f"{ACTOR}.offload.offload_optimizer", as_bool),
+            gradient_checkpointing=self.get(f"{ACTOR}.model.enable_gradient_checkpointing", as_bool),
+            engine=self._engine(),
+            rollout_tp=self.get(f"{ROLLOUT}.tensor_parallel_size", as_int),
+            memory_fraction=self.get(f"{ROLLOUT}.gpu_memory_utilization", as_float),
+            variables=self.s.variables,
+            problems=tuple(found + duplicate_problems(self.s) + problems),
+        )
+
+    def _engine(self) -> Found[str]:
+        return self.get(f"{ROLLOUT}.name", as_lower, ("vllm", "EasyR1's default (verl/workers/rollout/config.py:24)"))
+
+
+__all__ = ["NAME", "claims", "claims_config", "read", "read_config"]
