@@ -173,7 +173,7 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
     slurm = job(text)
     commands = [c for c in reading.commands if c.fields[0].value is not None]
     # ``srun … bash -c "cd …; torchrun …"``: the commands inside the string too, in order
-    every = [inner for c in commands for inner in (c, *inner_commands(c, reading.path))]
+    every = [inner for c in commands for inner in (c, *inner_commands(c))]
     # an entry point not known here may be anything, an export or an evaluation after the run: not read
     launches = [launch for c in every if (launch := parse(c)) is not None and launch.entry is not None]
     # a launch that surely runs before one inside ``if``/``&&`` (``if [[ $1 != slurm ]]; then deepspeed …``)
