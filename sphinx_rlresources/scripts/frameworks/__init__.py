@@ -17,6 +17,7 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
     accelerate,
+    areal,
     easyr1,
     launcher,
     nemorl,
@@ -66,6 +67,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(skyrl.NAME, skyrl.claims, skyrl.read),
     Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
     Adapter(openinstruct.NAME, openinstruct.claims, openinstruct.read),
+    Adapter(areal.NAME, areal.claims, areal.read),
 )
 """In the order they are asked: the first to claim a command reads it."""
 CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
@@ -73,6 +75,7 @@ CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
     ConfigAdapter(roll.NAME, roll.claims, roll.read),
     ConfigAdapter(nemorl.NAME, nemorl.claims, nemorl.read),
     ConfigAdapter(easyr1.NAME, easyr1.claims_config, easyr1.read_config),
+    ConfigAdapter(areal.NAME, areal.claims_config, areal.read_config),
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")

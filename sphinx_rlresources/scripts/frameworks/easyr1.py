@@ -27,6 +27,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_float,
     as_int,
     as_lower,
+    as_text,
     default,
     derived,
     from_override,
@@ -98,11 +99,16 @@ class Config:
 
 
 def _config(settings: ScriptSettings, reading: Interpreter, path: str) -> tuple[Config, list[Problem]]:
-    """The config ``config=FILE`` names; an unreadable one is unknown, an invalid one a problem."""
+    """The config ``config=FILE`` names."""
     override = settings.overrides.get("config")
-    if override is None or override.value is None or reading.files is None:
+    return config_file(from_override(override, as_text) if override is not None else None, reading, path)
+
+
+def config_file(named: Found[str] | None, reading: Interpreter, path: str) -> tuple[Config, list[Problem]]:
+    """The YAML a launch names (from the root, else the script's folder); unreadable: unknown, invalid: a problem."""
+    if named is None or named.value is None or reading.files is None:
         return Config(), []
-    for candidate in [*candidates("", override.value, ""), *candidates(path, override.value, "")]:
+    for candidate in [*candidates("", named.value, ""), *candidates(path, named.value, "")]:
         text = reading.files.read(candidate)
         if text is None:
             continue
@@ -110,7 +116,7 @@ def _config(settings: ScriptSettings, reading: Interpreter, path: str) -> tuple[
             return Config(load(text), candidate), []
         except YamlError as err:
             message = f"{candidate} is not valid YAML ({err.problems[0].message}); its settings are unknown"
-            return Config(), [Problem(override.line, message, "config", "other", "warning")]
+            return Config(), [Problem(named.line, message, "config", "other", "warning")]
     return Config(), []
 
 
@@ -176,4 +182,4 @@ class _Reader:
         return self.get(f"{ROLLOUT}.name", as_lower, ("vllm", "EasyR1's default (verl/workers/rollout/config.py:24)"))
 
 
-__all__ = ["NAME", "claims", "claims_config", "read", "read_config"]
+__all__ = ["NAME", "Config", "claims", "claims_config", "config_file", "read", "read_config"]

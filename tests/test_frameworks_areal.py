@@ -1,0 +1,84 @@
+"""AReaL: its placement strings (``allocation_mode``, or today's ``rollout.backend``/``actor.backend``) and cluster.
+
+The fixtures (tests/frameworks/areal/) are written in AReaL's idioms and cite the public
+files of inclusionAI/AReaL that taught each one.  A placement of a shape not read leaves
+the GPUs unknown; the backends it names are still read.
+"""
+
+from __future__ import annotations
+
+import pytest
+from framework_fixtures import read, roles
+
+from sphinx_rlresources.scripts.frameworks.areal import side, sides
+
+
+def headline(path: str) -> tuple[object, ...]:
+    run = read("areal", path)
+    assert run.framework == "areal"
+    return (run.gpus.value, run.nodes.value, run.gpus_per_node.value, run.engine.value, run.train_backend.value)
+
+
+def test_an_allocation_mode_config() -> None:
+    assert headline("examples/math/gsm8k_grpo.yaml") == (8, 1, 8, "sglang", None)
+    run = read("areal", "examples/math/gsm8k_grpo.yaml")
+    assert run.model.value == "Qwen/Qwen2.5-1.5B-Instruct"
+    assert roles(run) == [("trainer", 4, None, None, ""), ("rollout", 4, None, None, "")]
+
+
+def test_a_launch_script_overrides_its_config() -> None:
+    run = read("areal", "examples/math/run_gsm8k_grpo_slurm.sh")
+    assert (run.entry_point, run.launch_line) == ("areal.launcher.slurm", 5)
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (64, 8, 8)
+    assert (run.engine.value, run.train_backend.value, run.model.value) == ("sglang", "fsdp", "Qwen/QwQ-32B")
+    assert (run.gpus.line, run.gpus.file) == (8, "")
+
+
+def test_todays_backends_apart_and_a_reference_on_the_actors_gpus() -> None:
+    assert headline("examples/math/gsm8k_grpo_backends.yaml") == (16, 2, 8, "sglang", "megatron")
+    run = read("areal", "examples/math/gsm8k_grpo_backends.yaml")
+    assert [r.name for r in run.roles] == ["trainer", "rollout"]  # ref: ${actor.backend}, colocated: no pool
+
+
+def test_a_teacher_with_a_backend_of_its_own_is_a_pool() -> None:
+    assert headline("examples/distillation/grpo_distill.yaml") == (8, 1, 8, "vllm", "fsdp")
+    assert [r.name for r in read("areal", "examples/distillation/grpo_distill.yaml").roles] == [
+        "trainer",
+        "rollout",
+        "teacher",
+    ]
+
+
+def test_a_cpu_template_has_no_gpu_count() -> None:
+    run = read("areal", "examples/math/cpu_template.yaml")
+    assert (run.gpus.value, run.gpus_per_node.value) == (None, 0)
+    assert "more than the cluster's 1 × 0" in run.gpus.written
+
+
+@pytest.mark.parametrize("path", ["examples/math/moe_hybrid.yaml", "examples/math/run_moe.sh"])
+def test_a_placement_of_a_shape_not_read_leaves_the_gpus_unknown(path: str) -> None:
+    run = read("areal", path)
+    assert run.gpus.value is None and run.gpus.line
+    assert run.nodes.value in (1, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("sglang:d4p1t1", ("sglang", 4)),
+        ("sglang.d4p1m2", ("sglang", 8)),
+        ("fsdp:d4c8", ("fsdp", 32)),
+        ("d2p2t1", (None, 4)),
+        ("megatron:d2p2t2e2", None),
+        ("megatron:(attn:d4p4t2|ffn:d2p4e4)", None),
+        ("sglang:", None),
+    ],
+)
+def test_one_side(text: str, expected: object) -> None:
+    assert side(text) == expected
+
+
+def test_an_allocation_has_two_sides() -> None:
+    assert sides("sglang:d4p1t1+d4p1t1") == [("sglang", 4), (None, 4)]
+    assert sides("sglang:d4p1t1") is None
+    assert sides("sglang:d4+fsdp:d4+fsdp:d4") is None
