@@ -7,6 +7,7 @@ holds tests and nothing else imports it (fixtures shared the same way live in
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
 import os
@@ -190,3 +191,35 @@ def contrast(one: str, other: str) -> float:
     """WCAG 2's contrast ratio of two colours, 1 to 21."""
     high, low = sorted((luminance(one), luminance(other)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "_static" / "screenshots"
+
+
+def save_screenshot(element: Any, name: str, tmp_path: Path) -> Path:
+    """A PNG of one element, clipped from the whole page (so sticky headers and scrolling don't matter)."""
+    target = SCREENSHOTS if os.environ.get("RLRESOURCES_SCREENSHOTS") else tmp_path
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / name
+    driver = element.parent
+    # The element and everything drawn inside it (a table wider than its block; never the
+    # contents of a closed <details>, which Chromium lays out unseen),
+    # with a margin: the README's picture of the filter block had its last column cut off.
+    box = driver.execute_script(
+        "document.activeElement.blur();"
+        "const boxes = [arguments[0], ...arguments[0].querySelectorAll('*')].filter(e => e.checkVisibility())"
+        "  .map(e => e.getBoundingClientRect())"
+        "  .filter(r => r.width && r.height);"
+        "const left = Math.max(0, Math.min(...boxes.map(r => r.left)) - 8);"
+        "const right = Math.min(document.documentElement.clientWidth, Math.max(...boxes.map(r => r.right)) + 8);"
+        "const top = Math.min(...boxes.map(r => r.top)) - 8, bottom = Math.max(...boxes.map(r => r.bottom)) + 8;"
+        "return {x: left + window.scrollX, y: top + window.scrollY, width: right - left, height: bottom - top};",
+        element,
+    )
+    shot = driver.execute_cdp_cmd(
+        "Page.captureScreenshot",
+        {"format": "png", "captureBeyondViewport": True, "clip": {**box, "scale": 1}},
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
+    assert path.stat().st_size > 1000
+    return path

@@ -11,9 +11,7 @@ show (``docs/_static/screenshots/``); otherwise they are written to a temporary 
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import os
 import re
 import subprocess
 import sys
@@ -23,14 +21,13 @@ from typing import Any
 
 import pytest
 from conftest import REPO, TESTS
-from helpers import serving
+from helpers import save_screenshot, serving
 
 from sphinx_rlresources.core.loader import LoadOptions, load_dataset
 
 pytestmark = pytest.mark.browser
 
 ROOT = TESTS / "roots" / "test-browser"
-SCREENSHOTS = REPO / "docs" / "_static" / "screenshots"
 
 
 def _build(theme: str, out: Path) -> Path:
@@ -103,35 +100,6 @@ def _errors(browser: Any) -> list[str]:
     ]
 
 
-def _save(element: Any, name: str, tmp_path: Path) -> Path:
-    """A PNG of one element, clipped from the whole page (so sticky headers and scrolling don't matter)."""
-    target = SCREENSHOTS if os.environ.get("RLRESOURCES_SCREENSHOTS") else tmp_path
-    target.mkdir(parents=True, exist_ok=True)
-    path = target / name
-    driver = element.parent
-    # The element and everything drawn inside it (a table wider than its block; never the
-    # contents of a closed <details>, which Chromium lays out unseen),
-    # with a margin: the README's picture of the filter block had its last column cut off.
-    box = driver.execute_script(
-        "document.activeElement.blur();"
-        "const boxes = [arguments[0], ...arguments[0].querySelectorAll('*')].filter(e => e.checkVisibility())"
-        "  .map(e => e.getBoundingClientRect())"
-        "  .filter(r => r.width && r.height);"
-        "const left = Math.max(0, Math.min(...boxes.map(r => r.left)) - 8);"
-        "const right = Math.min(document.documentElement.clientWidth, Math.max(...boxes.map(r => r.right)) + 8);"
-        "const top = Math.min(...boxes.map(r => r.top)) - 8, bottom = Math.max(...boxes.map(r => r.bottom)) + 8;"
-        "return {x: left + window.scrollX, y: top + window.scrollY, width: right - left, height: bottom - top};",
-        element,
-    )
-    shot = driver.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {"format": "png", "captureBeyondViewport": True, "clip": {**box, "scale": 1}},
-    )
-    path.write_bytes(base64.b64decode(shot["data"]))
-    assert path.stat().st_size > 1000
-    return path
-
-
 ENTRIES = load_dataset(REPO / "data", REPO, LoadOptions(check_scripts=False)).entries
 
 
@@ -156,7 +124,7 @@ def test_filter_by_gpus_and_device(browser: Any, serve: Any, tmp_path: Path) -> 
     assert want and len(want) < total
     assert sorted(_visible(block)) == sorted(want)
     assert _status(block) == f"{len(want)} of {total} configurations match."
-    _save(block, "filter.png", tmp_path)
+    save_screenshot(block, "filter.png", tmp_path)
 
     # a filter that leaves nothing says so
     gpus.clear()
@@ -194,11 +162,8 @@ def test_controls_are_labelled_and_work_from_the_keyboard(browser: Any, serve: A
     assert _status(block) == f"{len(ENTRIES)} of {len(ENTRIES)} configurations match."
 
 
-def test_chart_marks_carry_their_rows(browser: Any, serve: Any, tmp_path: Path) -> None:
-    from selenium.webdriver.common.by import By
-
+def test_chart_marks_carry_their_rows(browser: Any, serve: Any) -> None:
     _open(browser, serve("furo") + "index.html")
-    figure = browser.find_element(By.CSS_SELECTOR, "figure.rlresources-chart")
     for plot in ("wide", "tall"):  # the tall chart, for narrow screens, draws the same marks
         titles = browser.execute_script(
             f"return Array.from(document.querySelectorAll('figure.rlresources-chart .rlresources-chart-{plot} "
@@ -206,7 +171,7 @@ def test_chart_marks_carry_their_rows(browser: Any, serve: Any, tmp_path: Path) 
         )
         assert len(titles) == len(ENTRIES)
         assert sorted(t.split(" · ")[-1] for t in titles) == sorted(e.script_name for e in ENTRIES)
-    _save(figure, "chart.png", tmp_path)
+    # docs/_static/screenshots/chart.png is the seed page's chart, with its estimates (test_docs_pages.py)
 
 
 @pytest.mark.parametrize(

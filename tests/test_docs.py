@@ -159,3 +159,37 @@ def test_every_command_has_its_own_section_on_the_cli_page() -> None:
     for name in names:
         section = page.split(f"``rlresources {name}``\n", 1)[1].split("\n\n", 2)[1]
         assert section == f".. rlr-cli-help:: {name}", name  # right under its title
+
+
+def test_the_seed_chart_shows_the_estimate_blocks_counts_as_estimates(docs_build: tuple[Sphinx, str]) -> None:
+    """405B and 671B, measured by nobody, get a hollow dashed mark per task at the count the
+    size's estimate block prints (the least over its devices), and words that say "estimated"."""
+    from sphinx_rlresources.sphinxext.nodes import rlresources_chart
+
+    app, _ = docs_build
+    doctree = app.env.get_doctree("hardware")
+    printed: dict[tuple[str, str], int] = {}
+    for section in doctree.findall(nodes.section):
+        title = section[0].astext()
+        for table in section.findall(nodes.table):
+            if title in SIZES and "rlresources-estimate" in table["classes"]:
+                for row in next(table.findall(nodes.tbody)).children:
+                    task, _device, fewest = (cell.astext() for cell in row.children[:3])
+                    key = (title, task)
+                    printed[key] = min(int(fewest), printed.get(key, int(fewest)))
+    assert set(printed) == {(s, t) for s in ("405B", "671B") for t in ("GRPO", "GRPO-LoRA")}
+    (chart,) = doctree.findall(rlresources_chart)
+    for svg in (chart["svg"], chart["svg_tall"]):
+        marks = re.findall(r'<g class="rl-mark rl-estimated"><title>([^<]*)</title>', svg)
+        found = {(m.split(", ")[0], m.split(", ")[1].split(":")[0]): int(m.split(": ")[1].split(" ")[0]) for m in marks}
+        assert found == printed
+        assert all(m.endswith("estimated, not measured") for m in marks)
+        assert 'stroke-dasharray="2.5 2"/><text' in svg  # the legend's hollow dashed mark, with its words
+        assert "Hollow dashed circles are estimates, not measurements" in svg  # the description says so too
+    table = next(chart.findall(nodes.table))
+    header = [cell.astext() for cell in next(table.findall(nodes.thead)).findall(nodes.entry)]
+    assert header[-1] == "Estimated"
+    rows = [[c.astext() for c in row.children] for row in next(table.findall(nodes.tbody)).children]
+    estimated = {(r[0], r[1]): r for r in rows if r[4] != "—"}
+    assert {k: int(r[4].split(" ")[0]) for k, r in estimated.items()} == printed
+    assert all(r[2] == r[3] == "—" for r in estimated.values())  # nothing measured there: MIN stays empty

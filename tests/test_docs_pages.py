@@ -14,11 +14,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO
-from helpers import serving
+from helpers import save_screenshot, serving
 
 pytestmark = pytest.mark.browser
 
@@ -117,3 +118,20 @@ def test_the_estimator_guide_and_the_estimates_are_short(browser: Any, docs: Any
         )
         estimates, measured = heights
         assert 0 < estimates <= measured, (width, heights)
+
+
+def test_the_seed_chart_marks_its_estimates(browser: Any, docs: Any, tmp_path: Path) -> None:
+    """The sizes nobody measured show the estimate blocks' counts, as hollow dashed estimates."""
+    from selenium.webdriver.common.by import By
+
+    base, _pages = docs("furo")
+    _open(browser, f"{base}/hardware.html", LAPTOP)
+    figure = browser.find_element(By.CSS_SELECTOR, "figure.rlresources-chart")
+    titles = browser.execute_script(
+        "return Array.from(arguments[0].querySelectorAll('.rlresources-chart-wide g.rl-estimated > title'))"
+        ".map(t => t.textContent)",
+        figure,
+    )
+    assert sorted(t.split(",")[0] for t in titles) == ["405B", "405B", "671B", "671B"], titles
+    assert all(t.endswith("estimated, not measured") for t in titles)
+    save_screenshot(figure, "chart.png", tmp_path)

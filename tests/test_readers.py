@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -219,6 +220,12 @@ def test_chart_is_inline_svg_with_one_mark_per_row(app: Any) -> None:
         ["70B", "GRPO-LoRA", "8 (H100)", "—"],
     ]
     assert "<summary>The chart as a table</summary>" in html
+    # a page without estimate blocks draws the very bytes it drew before estimates were charted
+    svgs = [hashlib.sha256(svg.encode()).hexdigest() for svg in re.findall(r"<svg xmlns.*?</svg>", html, re.S)]
+    assert svgs == [
+        "8a844c802ba42d79534a9ff367fbffc32de1e8290af6e7fc29e96197bff909ca",
+        "18bc6db1c24fe7873b171f4cb4969786883ac24753768ef51e2a233a5efbe752",
+    ]
 
 
 def test_chart_axis_is_logarithmic_and_overlapping_marks_spread() -> None:

@@ -4,6 +4,11 @@ HTML builders get the chart (drawn by :mod:`.svgchart`) with the compact table i
 drawn from under it; every other builder gets the compact table alone.  Rows come from
 :func:`core.query.select <sphinx_rlresources.core.query.select>`, with the same filter
 options, checks and warnings as ``rl-resource-table``.
+
+A size nobody measured but an ``rl-resource-estimate`` block above the chart on the same
+page estimated (:mod:`.onpage` says which size each block stands in for) gets a hollow,
+dashed mark at the fewest GPUs that block printed, named an estimate in the legend, the
+description and the mark's hover text; a page without estimate blocks draws as before.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from sphinx_rlresources.core.model import Entry, SizeData
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, FILTER_OPTIONS, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import add_wrapper_node, rlresources_chart
-from sphinx_rlresources.sphinxext.svgchart import ChartText, render_svg, render_tall_svg
+from sphinx_rlresources.sphinxext.onpage import estimates
+from sphinx_rlresources.sphinxext.svgchart import ChartText, Estimated, render_svg, render_tall_svg
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -34,6 +40,14 @@ def lowest(entries: list[Entry]) -> str:
     fewest = min(e.gpus for e in entries)
     devices = sorted({e.device for e in entries if e.gpus == fewest}, key=str.lower)
     return f"{fewest} ({', '.join(devices)})"
+
+
+def fewest_estimated(found: list[Estimated]) -> str:
+    """``16 (H200)``: the fewest GPUs the page's estimates allow, and the devices, as the mark shows."""
+    if not found:
+        return EMPTY_MARK
+    fewest = min(e.gpus for e in found)
+    return f"{fewest} ({', '.join(dict.fromkeys(e.device for e in found if e.gpus == fewest))})"
 
 
 class RLResourceChart(RLResourceDirective):
@@ -65,40 +79,56 @@ class RLResourceChart(RLResourceDirective):
                 "the dashed line joins the fewest GPUs of each size."
             ),
             no_rows=_("no verified configuration"),
+            estimated=_("estimated, not measured"),
+            estimated_description=_(
+                "Hollow dashed circles are estimates, not measurements: the fewest GPUs the estimator allows "
+                "for a size nobody has measured."
+            ),
         )
         ident = f"rl-chart-{nodes.make_id(self.env.docname)}-{self.env.new_serialno('rlresources-chart')}"
         node = rlresources_chart(classes=["rlresources-chart", *self.options.get("class", [])])
         context = CellContext(dataset, self.config.rlresources_script_url, self.config.rlresources_script_ref)
         labels = [s.label for s in chosen.sizes]
-        node["svg"] = render_svg(labels, chosen.entries, words, ident, context)
-        node["svg_tall"] = render_tall_svg(labels, chosen.entries, words, f"{ident}-tall", context)
+        found = estimates(self.env)
+        node["svg"] = render_svg(labels, chosen.entries, words, ident, context, found)
+        node["svg_tall"] = render_tall_svg(labels, chosen.entries, words, f"{ident}-tall", context, found)
         node["summary"] = _("The chart as a table")
-        node += self._compact(chosen.sizes, chosen.entries, context)
+        node += self._compact(chosen.sizes, chosen.entries, context, found)
         node.source, node.line = self.get_source_info()
         self.add_name(node)
         return [node]
 
     @staticmethod
-    def _compact(sizes: list[SizeData], entries: list[Entry], context: CellContext) -> nodes.table:
-        """Size, task, and the fewest GPUs for MIN and for RECOMMENDED: what the chart shows."""
+    def _compact(
+        sizes: list[SizeData], entries: list[Entry], context: CellContext, found: list[Estimated]
+    ) -> nodes.table:
+        """Size, task, and the fewest GPUs for MIN and for RECOMMENDED: what the chart shows.
+
+        With estimates on the page, an "Estimated" column gives the fewest GPUs its marks show.
+        """
         task = COLUMNS["task"]
-        headers = [_("Size"), _("Task"), "MIN", "RECOMMENDED"]
+        headers = [_("Size"), _("Task"), "MIN", "RECOMMENDED"] + ([_("Estimated")] if found else [])
         rows: list[list[nodes.Node]] = []
         for size in sizes:
-            mine = [e for e in entries if e.size.lower() == size.key]
             tasks: dict[str, list[Entry]] = {}
-            for entry in mine:
+            names: dict[str, str] = {}
+            for entry in (e for e in entries if e.size.lower() == size.key):
                 tasks.setdefault(entry.task.lower(), []).append(entry)
-            for key in sorted(tasks):
-                group = tasks[key]
-                rows.append(
-                    [
-                        nodes.Text(size.label),
-                        nodes.Text(task.cell(group[0], context).text),
-                        nodes.Text(lowest([e for e in group if e.tag == "MIN"])),
-                        nodes.Text(lowest([e for e in group if e.tag == "RECOMMENDED"])),
-                    ]
-                )
+                names.setdefault(entry.task.lower(), task.cell(entry, context).text)
+            guessed = [e for e in found if e.size.lower() == size.key]
+            for estimate in guessed:
+                names.setdefault(estimate.task.lower(), estimate.task)
+            for key in sorted(names):
+                group = tasks.get(key, [])
+                cells = [
+                    size.label,
+                    names[key],
+                    lowest([e for e in group if e.tag == "MIN"]),
+                    lowest([e for e in group if e.tag == "RECOMMENDED"]),
+                ]
+                if found:
+                    cells.append(fewest_estimated([e for e in guessed if e.task.lower() == key]))
+                rows.append([nodes.Text(cell) for cell in cells])
         return simple_table(headers, rows, ["rlresources-chart-table"])
 
 

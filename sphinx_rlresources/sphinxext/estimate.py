@@ -31,6 +31,8 @@ from sphinx_rlresources.estimator.plan import Term
 from sphinx_rlresources.sphinxext.base import EMPTY_MARK, RLResourceDirective, simple_table
 from sphinx_rlresources.sphinxext.i18n import _
 from sphinx_rlresources.sphinxext.nodes import add_wrapper_node, body_rows, rlresources_details
+from sphinx_rlresources.sphinxext.onpage import note_estimate, section_size
+from sphinx_rlresources.sphinxext.svgchart import Estimated
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
 if TYPE_CHECKING:
@@ -97,12 +99,15 @@ class RLResourceEstimate(RLResourceDirective):
         prompt = self.options.get("prompt-length", 512)
         response = self.options.get("response-length", 1024)
         rows: list[list[nodes.Node]] = []
+        size = section_size(self.env)  # the chart below shows these counts for that size
         for name in models:
             arch = bundled(name)
             assert arch is not None  # checked by _names
             for task in tasks:
                 for device in devices:
-                    cells = compact_row(arch, task, device, prompt, response)
+                    cells, count = compact_row(arch, task, device, prompt, response)
+                    if size is not None and count is not None:
+                        note_estimate(self.env, Estimated(size, name, task, device, count))
                     rows.append([nodes.Text(t) for t in ((name,) if len(models) > 1 else ())] + cells)
         headers = [_("Task"), _("Device"), _("Fewest GPUs"), _("Offload"), _("Verdict"), _("Limited by"), _("Details")]
         if len(models) > 1:
@@ -131,10 +136,13 @@ class Found:
     floor: tuple[int, Result] | None
 
 
-def compact_row(arch: Architecture, task: str, device: str, prompt: int, response: int) -> list[nodes.Node]:
+def compact_row(
+    arch: Architecture, task: str, device: str, prompt: int, response: int
+) -> tuple[list[nodes.Node], int | None]:
     """A task on a device in one row: the offload setting that needs the fewest GPUs (off when
     both need as many, since offloading slows a step), its count, its verdict in a word and
-    what limits it; both settings' figures a click away."""
+    what limits it; both settings' figures a click away.  Also the count itself (None when
+    nothing fits), which the chart draws as the estimate for the page's size."""
     found = []
     for offload in (False, True):
         plan = Plan(
@@ -157,9 +165,8 @@ def compact_row(arch: Architecture, task: str, device: str, prompt: int, respons
     details += [figures(f) for f in found]
     if not fitting:
         none = _("none up to %d") % SEARCHED[-1]
-        return [nodes.Text(text) for text in (task, device, none, EMPTY_MARK, _("does not fit"), EMPTY_MARK)] + [
-            details
-        ]
+        cells = (task, device, none, EMPTY_MARK, _("does not fit"), EMPTY_MARK)
+        return [*(nodes.Text(text) for text in cells), details], None
     best = min(fitting, key=lambda f: f.expected[0] if f.expected else 0)
     assert best.expected is not None
     count, shown = best.expected
@@ -167,7 +174,7 @@ def compact_row(arch: Architecture, task: str, device: str, prompt: int, respons
     verdict = _("tight") if shown.verdict == "tight" else _("fits")
     setting = _("on") if best.offload else _("off")
     cells = (task, device, str(count), setting, verdict, term_name(term) if term else EMPTY_MARK)
-    return [nodes.Text(text) for text in cells] + [details]
+    return [*(nodes.Text(text) for text in cells), details], count
 
 
 def term_name(term: Term) -> str:

@@ -48,12 +48,29 @@ class ChartText:
     size_axis: str = "Model size"
     description: str = "One mark per verified configuration: circles are MIN, diamonds RECOMMENDED."
     no_rows: str = "no verified configuration"
+    estimated: str = "estimated, not measured"
+    estimated_description: str = (
+        "Hollow dashed circles are estimates, not measurements: the fewest GPUs the estimator allows "
+        "for a size nobody has measured."
+    )
+
+
+@dataclass(frozen=True)
+class Estimated:
+    """The fewest GPUs an ``rl-resource-estimate`` block printed for one model, task and device."""
+
+    size: str
+    model: str
+    task: str
+    device: str
+    gpus: int
 
 
 @dataclass
 class Panel:
     task: str
     entries: list[Entry] = field(default_factory=list)
+    estimates: list[Estimated] = field(default_factory=list)
 
 
 def clean(text: str) -> str:
@@ -62,17 +79,19 @@ def clean(text: str) -> str:
     return escape(kept, quote=True)
 
 
-def panels(entries: Sequence[Entry]) -> list[Panel]:
-    """One panel per task (case-insensitive), in alphabetical order."""
+def panels(entries: Sequence[Entry], estimates: Sequence[Estimated] = ()) -> list[Panel]:
+    """One panel per task (case-insensitive), in alphabetical order; an estimated task no row has gets one too."""
     found: dict[str, Panel] = {}
     for entry in entries:
         found.setdefault(entry.task.lower(), Panel(entry.task)).entries.append(entry)
+    for estimate in estimates:
+        found.setdefault(estimate.task.lower(), Panel(estimate.task)).estimates.append(estimate)
     return [found[key] for key in sorted(found)]
 
 
-def doublings(entries: Sequence[Entry]) -> int:
+def doublings(entries: Sequence[Entry], estimates: Sequence[Estimated] = ()) -> int:
     """How many doublings the GPU axis spans: up to the next power of two, at least 8 GPUs."""
-    most = max((e.gpus for e in entries), default=1)
+    most = max([e.gpus for e in entries] + [e.gpus for e in estimates], default=1)
     return max(3, math.ceil(math.log2(most)))
 
 
@@ -104,6 +123,7 @@ def render_svg(
     text: ChartText | None = None,
     ident: str = "rl-chart",
     context: CellContext | None = None,
+    estimates: Sequence[Estimated] = (),
 ) -> str:
     """The chart as one ``<svg>`` element.
 
@@ -113,8 +133,9 @@ def render_svg(
     gives the cells of each mark's hover text what the table's cells get.
     """
     words = text or ChartText()
-    groups = panels(entries)
-    span = doublings(entries)
+    estimates = [e for e in estimates if e.size.lower() in {label.lower() for label in sizes}]
+    groups = panels(entries, estimates)
+    span = doublings(entries, estimates)
     plot_height = span * STEP
     width = LEFT + SLOT * max(len(sizes), 1) + RIGHT
     panel_height = PANEL_GAP + plot_height + 12
@@ -126,9 +147,9 @@ def render_svg(
         f'style="min-width: {math.ceil(width * SMALLEST_SCALE)}px" '
         f'font-family="inherit" font-size="{FONT_SIZE}" aria-labelledby="{ident}-title {ident}-desc">',
         f'<title id="{ident}-title">{clean(words.title)}</title>',
-        f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
+        f'<desc id="{ident}-desc">{clean(_description(words, estimates))}</desc>',
         '<g class="rl-legend" fill="currentColor">',
-        _mark_legend(LEFT, 20, {e.tag for e in entries}),
+        _mark_legend(LEFT, 20, {e.tag for e in entries}, words.estimated if estimates else ""),
         "</g>",
     ]
     for index, panel in enumerate(groups or [Panel("")]):
@@ -146,6 +167,9 @@ def render_svg(
             )
             out.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end" fill="currentColor">{2**power}</text>')
         out.append(_panel_marks(panel, slot_of, top, plot_height, span, context or CellContext()))
+        for slot, gpus, found in fewest_estimated(panel, slot_of):
+            mark_y = top + plot_height - math.log2(gpus) * STEP
+            out.append(_estimated_mark(found, LEFT + SLOT * slot + SLOT / 2, mark_y, words))
         out.append("</g>")
     axis_y = TOP + panel_height * max(len(groups), 1)
     for index, label in enumerate(sizes):
@@ -180,6 +204,7 @@ def render_tall_svg(
     text: ChartText | None = None,
     ident: str = "rl-chart-tall",
     context: CellContext | None = None,
+    estimates: Sequence[Estimated] = (),
 ) -> str:
     """The same chart turned a quarter: every size on a line of its own, GPUs across.
 
@@ -188,8 +213,9 @@ def render_tall_svg(
     size.  Same marks, same hover texts, same escaping as :func:`render_svg`.
     """
     words = text or ChartText()
-    groups = panels(entries)
-    span = doublings(entries)
+    estimates = [e for e in estimates if e.size.lower() in {label.lower() for label in sizes}]
+    groups = panels(entries, estimates)
+    span = doublings(entries, estimates)
     left = 22 + math.ceil(CHAR * max((len(label) for label in sizes), default=4)) + 8
     step = max(TALL_STEP[0], min(TALL_STEP[1], (TALL_WIDTH - left - RIGHT) // span))
     width = left + step * span + RIGHT
@@ -202,9 +228,9 @@ def render_tall_svg(
         f'role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'font-family="inherit" font-size="{FONT_SIZE}" aria-labelledby="{ident}-title {ident}-desc">',
         f'<title id="{ident}-title">{clean(words.title)}</title>',
-        f'<desc id="{ident}-desc">{clean(words.description)}</desc>',
+        f'<desc id="{ident}-desc">{clean(_description(words, estimates))}</desc>',
         '<g class="rl-legend" fill="currentColor">',
-        _mark_legend(left - 8, 20, {e.tag for e in entries}),
+        _mark_legend(left - 8, 20, {e.tag for e in entries}, words.estimated if estimates else "", wrap=True),
         "</g>",
     ]
     for index, panel in enumerate(groups or [Panel("")]):
@@ -229,6 +255,8 @@ def render_tall_svg(
                 f"{clean(label)}</text>"
             )
         out.append(_tall_marks(panel, row_of, left, plot_top, step, context or CellContext()))
+        for row, gpus, found in fewest_estimated(panel, row_of):
+            out.append(_estimated_mark(found, left + math.log2(gpus) * step, plot_top + ROW * row + ROW / 2, words))
         out.append("</g>")
     bottom = TOP + panel_height * max(len(groups), 1)
     out.append(
@@ -274,8 +302,50 @@ def _tall_marks(panel: Panel, row_of: dict[str, int], left: int, top: int, step:
     return "\n".join(parts)
 
 
-def _mark_legend(x: int, y: int, tags: set[str]) -> str:
-    """A legend entry for each tag the chart draws, and none for a tag no row has."""
+def _description(words: ChartText, estimates: Sequence[Estimated]) -> str:
+    return f"{words.description} {words.estimated_description}" if estimates else words.description
+
+
+def fewest_estimated(panel: Panel, place_of: dict[str, int]) -> list[tuple[int, int, list[Estimated]]]:
+    """Per size on the axis: the fewest GPUs the panel's estimates allow, and the estimates that allow it.
+
+    One mark per size, as the estimate blocks' "Fewest GPUs" is read: the least of their
+    counts over the models and devices the page estimated for that size.
+    """
+    by_place: dict[int, list[Estimated]] = {}
+    for estimate in panel.estimates:
+        place = place_of.get(estimate.size.lower())
+        if place is not None:
+            by_place.setdefault(place, []).append(estimate)
+    out = []
+    for place, group in sorted(by_place.items()):
+        fewest = min(e.gpus for e in group)
+        out.append((place, fewest, [e for e in group if e.gpus == fewest]))
+    return out
+
+
+def _estimated_shape(x: float, y: float) -> str:
+    """Hollow and dashed, so no colour is needed to tell it from a measured mark."""
+    return (
+        f'<circle cx="{_num(x)}" cy="{_num(y)}" r="5.5" fill="none" stroke="currentColor" '
+        'stroke-width="1.5" stroke-dasharray="2.5 2"/>'
+    )
+
+
+def _estimated_mark(found: list[Estimated], x: float, y: float, words: ChartText) -> str:
+    first = found[0]
+    models = ", ".join(dict.fromkeys(e.model for e in found))
+    devices = ", ".join(dict.fromkeys(e.device for e in found))
+    hover = f"{first.size}, {first.task}: {first.gpus} × {devices} ({models}), {words.estimated}"
+    return f'<g class="rl-mark rl-estimated"><title>{clean(hover)}</title>{_estimated_shape(x, y)}</g>'
+
+
+def _mark_legend(x: int, y: int, tags: set[str], estimated: str = "", wrap: bool = False) -> str:
+    """A legend entry for each tag the chart draws, and none for a tag no row has.
+
+    ``wrap`` puts the estimate's entry on a line of its own, for the narrow tall chart.
+    """
+    start = x
     out = ""
     if "MIN" in tags:
         out += (
@@ -289,6 +359,11 @@ def _mark_legend(x: int, y: int, tags: set[str]) -> str:
             f'fill="{RECOMMENDED_COLOUR}" stroke="currentColor" stroke-width="0.75"/>'
             f'<text x="{x + 18}" y="{y + 4}">RECOMMENDED</text>'
         )
+        x += 114
+    if estimated and wrap:
+        x, y = start, y + 16
+    if estimated:
+        out += _estimated_shape(x + 6, y) + f'<text x="{x + 16}" y="{y + 4}">{clean(estimated)}</text>'
     return out
 
 

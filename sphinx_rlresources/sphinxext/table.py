@@ -30,6 +30,7 @@ from sphinx_rlresources.sphinxext.filtering import filter_flag, make_filterable
 from sphinx_rlresources.sphinxext.freshness import add_markers
 from sphinx_rlresources.sphinxext.i18n import HEADERS, _
 from sphinx_rlresources.sphinxext.nodes import rlresources_cell
+from sphinx_rlresources.sphinxext.onpage import note_size
 from sphinx_rlresources.sphinxext.warnings import warn_at
 
 
@@ -69,6 +70,7 @@ class RLResourceTable(RLResourceDirective):
         if chosen.unknown is not None:
             warn_at(Subtype.UNKNOWN_SIZE, chosen.unknown.message, self.get_location())
             return []
+        note_size(self.env, chosen.label)  # an estimate below stands in for this size (none: several)
         label = chosen.label or _("any size")
         result: list[nodes.Node] = []
         self.unreadable_warning(chosen, "its rows are not drawn")
