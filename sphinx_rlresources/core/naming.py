@@ -321,14 +321,14 @@ PRESETS: dict[str, NamingRule] = {
         re.compile(rf"train_(?:{OPENRLHF_RL})(?:_[^/]+)?\.sh"),
     ),
     # slime: run-<model>[-variant].sh (scripts/run-qwen3-4B.sh, run-qwen3-30B-A3B-fsdp.sh at
-    # THUDM/slime); its SFT launchers (run-qwen3-4B-base-sft.sh) are not claimed. The model part
+    # THUDM/slime); its SFT launchers (run-qwen3-4B-base-sft.sh, or plain run-sft.sh) are not claimed. The model part
     # is not compared: run-glm4-9B.sh trains GLM-Z1-9B-0414 (THUDM/slime@624b824); the script's
     # --hf-checkpoint is compared with the row instead.
     "slime": NamingRule(
         "slime",
         "run-<model>[-variant].sh",
         re.compile(r"run-(?P<any>[^/]+)\.sh"),
-        re.compile(r"run-(?![^/]*-sft\.sh$)[^/]+\.sh"),
+        re.compile(r"run-(?!(?:[^/]*-)?sft\.sh$)[^/]+\.sh"),
     ),
     # SkyRL: run_<what>.sh under examples/train (run_gsm8k.sh, run_dapo_qwen3_1.7b_aime.sh at
     # NovaSky-AI/SkyRL); the name carries no field a row states, so none is compared.
