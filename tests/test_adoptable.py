@@ -116,7 +116,7 @@ SLIME_RL = {
     "run-deepseek-r1.sh": "deepseek-r1",
     "run-kimi-k2-Instruct.sh": "kimi-k2-Instruct",
 }
-SLIME_OTHER = ["run-qwen3-4B-base-sft.sh", "run-glm5-744B-A40B-sft.sh", "gen_ci_info.sh", "qwen3-4B.sh"]
+SLIME_OTHER = ["run-qwen3-4B-base-sft.sh", "run-sft.sh", "run-glm5-744B-A40B-sft.sh", "gen_ci_info.sh", "qwen3-4B.sh"]
 #: NovaSky-AI/SkyRL examples/train/.
 SKYRL_RL = ["run_gsm8k.sh", "run_dapo_qwen3_1.7b_aime.sh", "run_rloo.sh", "run_geometry3k_lora.sh"]
 SKYRL_OTHER = ["run_sft_with_callbacks.sh", "run_eval_fireworks.sh", "run_tinker_server.sh", "serve_qwen1p5b_s3.sh"]

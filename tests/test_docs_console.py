@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from adoption import ADOPTIONS, adopted, adoption_repo, planted, with_readme
 from conftest import REPO, TESTS
 from helpers import commit, git
 
@@ -294,6 +295,20 @@ class Place:
     """For an example shown without output: the file under tests/data/console/ holding it."""
 
 
+def adoption_places() -> dict[str, Place]:
+    """docs/adopting.rst's end-to-end sections: each framework's repository, one step after another."""
+    places = {}
+    for index, framework in enumerate(("nemo-rl", "openrlhf", "slime", "skyrl", "trl")):
+        make = adoption_repo(framework)
+        for script, size in ADOPTIONS[framework].new:
+            places[f"adopting.rst: rlresources new {script} --size {size} --tag MIN --contributor Simon"] = Place(make)
+        lint, planted_lint, sync = (f" #{n}" if n > 1 else "" for n in (2 * index + 1, 2 * index + 2, index + 1))
+        places[f"adopting.rst: rlresources lint{lint}"] = Place(make, adopted(framework))
+        places[f"adopting.rst: rlresources sync README.md{sync}"] = Place(make, with_readme(framework))
+        places[f"adopting.rst: rlresources lint{planted_lint}"] = Place(make, planted(framework, 0))
+    return places
+
+
 SEED = Place(seed_copy)
 CLI = Place(cli_fixture)
 EIGHT = Place(cli_fixture, filled_with_eight_gpus)
@@ -306,6 +321,7 @@ COVERED: dict[str, Place] = {
     "adopting.rst: rlresources import docs/perf/device_tuning.rst --out data --root .": Place(
         readers_page, schema_written, stored="adopt-import"
     ),
+    **adoption_places(),
     # docs/cli.rst: this repository, and the fixture repository of its story
     "cli.rst: rlresources lint --data nowhere": SEED,
     "cli.rst: rlresources lint": SEED,
