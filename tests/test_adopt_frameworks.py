@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shutil
 from pathlib import Path
 
 import pytest
-from adoption import ADOPTIONS, README, adopted, adoption_repo, lint_json, planted, quietly
+from adoption import ADOPTIONS, README, adopted, adoption_repo, fill_todos, lint_json, planted, quietly, settings
+from framework_fixtures import FIXTURES
 from helpers import sphinx_build
 
 
@@ -92,3 +94,37 @@ def test_a_planted_defect_gets_its_finding_and_nothing_else(framework: str, defe
     # each script finding cites the launch file, or the config it inherits, at the line that sets the value
     cited = [f["message"] for f in found if f["code"].startswith("rlresources.script_")]
     assert all(re.search(rf"\b({'|'.join(map(re.escape, ADOPTIONS[framework].files))}):\d+ ", m) for m in cited), cited
+
+
+# -- false alarms met adopting the real repositories, fixed -------------------------------------------
+
+LOCAL_CKPT = "examples/train/megatron/run_megatron_local_ckpt.sh"
+
+
+@pytest.mark.parametrize(
+    ("model", "codes"),
+    [
+        ("Moonlight-16B-A3B", []),  # $HOME/moonlight16b: a folder of the user's naming, of the row's size
+        ("Qwen2.5-7B", ["rlresources.script_model"]),  # the folder's name states 16b, not 7B
+    ],
+)
+def test_a_local_checkpoint_folder_is_held_against_the_row_by_its_size(
+    tmp_path: Path, model: str, codes: list[str]
+) -> None:
+    root = tmp_path / "repo"
+    (root / LOCAL_CKPT).parent.mkdir(parents=True)
+    shutil.copyfile(FIXTURES / "skyrl" / LOCAL_CKPT, root / LOCAL_CKPT)
+    (root / "pyproject.toml").write_text(settings("SkyRL"), encoding="utf-8")
+    (root / "data").mkdir()
+    with contextlib.chdir(root):
+        assert quietly(["new", LOCAL_CKPT, "--size", "16B", "--tag", "MIN", "--contributor", "Simon"])[0] == 0
+    fill_todos(root)
+    path = root / "data" / "16b.yaml"
+    path.write_text(re.sub(r"model: TODO.*", f"model: {model}", path.read_text("utf-8")), encoding="utf-8")
+    found = lint_json(root)
+    assert [f["code"] for f in found if f["severity"] == "error"] == codes
+    # `true`, then `True` through $LANGUAGE_MODEL_ONLY: one boolean to Hydra, so a warning that one is noise
+    assert [(f["severity"], f["message"].split(": ", 1)[1]) for f in found if f["severity"] == "warning"] == [
+        ("warning", "generator.inference_engine.language_model_only is given twice with the same value (also at "
+         "line 21); delete one"),
+    ]  # fmt: skip

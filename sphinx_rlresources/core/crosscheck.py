@@ -49,6 +49,24 @@ CHECKED = (
     ("train_batch_size", "max_batch"),
 )
 """The script settings the checks compare, and the row field each is compared with."""
+#: A Hub id as scripts write it (Qwen/Qwen2.5-7B): its last part is the model's own name.
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+#: A size a folder's name states (1.5B, 16b, 500M), not a version (2.5-math).
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)[bm](?![a-z])")
+
+
+def _local_folder_agrees(path: str, last: str, model: str) -> bool:
+    """Whether a local checkpoint folder cannot be told from ``model``: its name is its owner's choice.
+
+    SkyRL's examples train ``$HOME/qwen2.5-math`` and ``$HOME/moonlight16b`` (NovaSky-AI/SkyRL
+    examples/train/algorithms/dapo/, megatron/): such a name is held against the row only by the
+    sizes it states, so ``/root/Qwen2.5-1.5B-Instruct`` still disagrees with a 7B row.
+    """
+    if _HUB_ID.fullmatch(path):
+        return False
+    return not set(_SIZE.findall(last.lower())) - set(_SIZE.findall(model.lower()))
+
+
 _USES = re.compile(r"uses \$([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -295,13 +313,15 @@ class _Check:
             got = path.lower()
             if got == want or got.endswith("/" + want) or last.lower() == want.rsplit("/", 1)[-1]:
                 return
+            if _local_folder_agrees(path, last, model_id):
+                return
             self.report(
                 "model_id",
                 Subtype.SCRIPT_MODEL,
                 f"row says model_id '{model_id}' but {self.at(found)} trains {_w(found)}; fix model_id or the script",
             )
             return
-        if self.entry.model.lower() in last.lower():
+        if self.entry.model.lower() in last.lower() or _local_folder_agrees(path, last, self.entry.model):
             return
         self.report(
             "model",

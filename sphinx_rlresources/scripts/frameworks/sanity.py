@@ -72,11 +72,22 @@ def launch_problems(
     return found
 
 
+_BOOLEANS = frozenset({"true", "false"})
+
+
+def _same(earlier: object, later: object) -> bool:
+    """Equal values; ``true`` and ``True`` are one boolean to Hydra (SkyRL's run_megatron_qwen3.5.sh gives both)."""
+    if earlier == later:
+        return True
+    words = (str(earlier).lower(), str(later).lower())
+    return words[0] == words[1] and words[0] in _BOOLEANS
+
+
 def duplicate_problems(settings: ScriptSettings) -> list[Problem]:
     """The same override twice: a warning when equal (one is noise), an error when they differ (one is ignored)."""
     found = []
     for earlier, later in settings.duplicates:
-        if earlier.value is not None and earlier.value == later.value:
+        if earlier.value is not None and _same(earlier.value, later.value):
             found.append(
                 Problem(
                     later.line,
