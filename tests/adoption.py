@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from framework_fixtures import FIXTURES
+from helpers import working_in
 
 from sphinx_rlresources.cli.main import main as rlresources
 
@@ -131,7 +132,7 @@ def adoption_repo(framework: str) -> Callable[[Path], Path]:
             (folder / path).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(FIXTURES / adoption.fixture / path, folder / path)
         (folder / "pyproject.toml").write_text(settings(adoption.heading), encoding="utf-8")
-        with contextlib.chdir(folder):
+        with working_in(folder):
             assert quietly(["schema", "--out", "data/rlresources.schema.json"])[0] == 0
         return folder
 
@@ -155,7 +156,7 @@ def adopted(framework: str) -> Callable[[Path], None]:
     """The page's steps after the settings: ``new`` on each launch file, then the TODOs filled."""
 
     def steps(root: Path) -> None:
-        with contextlib.chdir(root):
+        with working_in(root):
             for script, size in ADOPTIONS[framework].new:
                 status, said = quietly(["new", script, "--size", size, "--tag", "MIN", "--contributor", "Simon"])
                 assert status == 0, said
@@ -165,7 +166,7 @@ def adopted(framework: str) -> Callable[[Path], None]:
 
 
 def lint_json(root: Path) -> list[dict[str, Any]]:
-    with contextlib.chdir(root):
+    with working_in(root):
         _status, out = quietly(["lint", "--format", "json"])
     found: list[dict[str, Any]] = json.loads(out)
     return found

@@ -161,6 +161,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextmanager
+def working_in(folder: Path) -> Iterator[None]:
+    """Run the block in ``folder``: ``contextlib.chdir``, which Python 3.10 lacks."""
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+@contextmanager
 def serving(folder: Path) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 from a thread (the network is never needed); yield its base URL."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))

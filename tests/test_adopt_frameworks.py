@@ -13,7 +13,6 @@ findings, and nothing else.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import shutil
 import subprocess
@@ -23,6 +22,7 @@ from pathlib import Path
 import pytest
 from adoption import ADOPTIONS, README, adopted, adoption_repo, fill_todos, lint_json, planted, quietly, settings
 from framework_fixtures import FIXTURES
+from helpers import working_in
 
 
 @pytest.fixture(params=sorted(ADOPTIONS))
@@ -39,7 +39,7 @@ def test_new_writes_rows_that_lint_accepts_once_filled(repo: tuple[str, Path]) -
     assert rows == len(ADOPTIONS[framework].new)
     assert "TODO" not in "".join(p.read_text("utf-8") for p in (root / "data").glob("*.yaml"))
     assert lint_json(root) == []
-    with contextlib.chdir(root):
+    with working_in(root):
         status, said = quietly(["lint"])
     assert (status, said.splitlines()[-1].split(" in ")[0]) == (0, "rlresources: no problems")
 
@@ -73,7 +73,7 @@ def test_the_docs_build_with_w_and_no_warning(repo: tuple[str, Path], tmp_path: 
 def test_sync_fills_the_readmes_table(repo: tuple[str, Path]) -> None:
     framework, root = repo
     (root / "README.md").write_text(README, encoding="utf-8")
-    with contextlib.chdir(root):
+    with working_in(root):
         assert quietly(["sync", "README.md"]) == (0, "rlresources: updated 1 of 1 block in 1 file (1 file written)\n")
         assert quietly(["sync", "--check", "README.md"])[0] == 0
     table = (root / "README.md").read_text("utf-8")
@@ -119,7 +119,7 @@ def test_a_local_checkpoint_folder_is_held_against_the_row_by_its_size(
     shutil.copyfile(FIXTURES / "skyrl" / LOCAL_CKPT, root / LOCAL_CKPT)
     (root / "pyproject.toml").write_text(settings("SkyRL"), encoding="utf-8")
     (root / "data").mkdir()
-    with contextlib.chdir(root):
+    with working_in(root):
         assert quietly(["new", LOCAL_CKPT, "--size", "16B", "--tag", "MIN", "--contributor", "Simon"])[0] == 0
     fill_todos(root)
     path = root / "data" / "16b.yaml"
