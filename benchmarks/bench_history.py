@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 import bench
+from bench_trees import compiled_trees, two_trees
 
 
 def git(root: Path, *args: str, date: str | None = None) -> str:
@@ -98,19 +99,13 @@ def generate(rows: int, commits: int, pinned: bool, seed: int = 7) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("before", type=Path, help="the checkout to compare against (its sphinx_rlresources folder)")
-    parser.add_argument("after", type=Path, help="the checkout measured")
+    two_trees(parser)
     parser.add_argument("--rows", type=int, default=24, help="rows of the generated repository")
     parser.add_argument("--commits", type=int, default=400, help="commits of its history")
     parser.add_argument("--reps", type=int, default=10, help="processes per tree (medians are reported)")
     parser.add_argument("--checkout", action="store_true", help="rows not pinned, linted with --stale")
     args = parser.parse_args(argv)
-    trees = {"before": args.before.resolve(), "after": args.after.resolve()}
-    for tree in trees.values():
-        if not (tree / "sphinx_rlresources").is_dir():
-            parser.error(f"{tree} holds no sphinx_rlresources folder")
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "sphinx_rlresources")], check=True)
-    bench.WORK.mkdir(exist_ok=True)
+    trees = compiled_trees(parser, args.before, args.after)
     base = generate(args.rows, args.commits, pinned=not args.checkout)
     command = [sys.executable, "-m", "sphinx_rlresources", "lint", *(["--stale"] if args.checkout else [])]
     walls: dict[str, list[float]] = {name: [] for name in trees}

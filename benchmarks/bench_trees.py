@@ -31,20 +31,31 @@ from pathlib import Path
 import bench
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def two_trees(parser: argparse.ArgumentParser) -> None:
+    """The two checkouts every before/after benchmark compares."""
     parser.add_argument("before", type=Path, help="the checkout to compare against (its sphinx_rlresources folder)")
     parser.add_argument("after", type=Path, help="the checkout measured")
-    parser.add_argument("--rows", type=int, default=10000, help="rows of the generated repository")
-    parser.add_argument("--reps", type=int, default=10, help="processes per tree (medians are reported)")
-    parser.add_argument("--build", action="store_true", help="time the directive page's HTML build, not lint")
-    args = parser.parse_args(argv)
-    trees = {"before": args.before.resolve(), "after": args.after.resolve()}
+
+
+def compiled_trees(parser: argparse.ArgumentParser, before: Path, after: Path) -> dict[str, Path]:
+    """Both checkouts, each compiled to bytecode first so neither pays it in its first run."""
+    trees = {"before": before.resolve(), "after": after.resolve()}
     for tree in trees.values():
         if not (tree / "sphinx_rlresources").is_dir():
             parser.error(f"{tree} holds no sphinx_rlresources folder")
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "sphinx_rlresources")], check=True)
     bench.WORK.mkdir(exist_ok=True)
+    return trees
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    two_trees(parser)
+    parser.add_argument("--rows", type=int, default=10000, help="rows of the generated repository")
+    parser.add_argument("--reps", type=int, default=10, help="processes per tree (medians are reported)")
+    parser.add_argument("--build", action="store_true", help="time the directive page's HTML build, not lint")
+    args = parser.parse_args(argv)
+    trees = compiled_trees(parser, args.before, args.after)
     base = bench.generate(args.rows, "download" if args.build else "url", prefix="trees")  # download: make bench's
     times: dict[str, list[float]] = {name: [] for name in trees}
     memory: dict[str, list[float]] = {name: [] for name in trees}
