@@ -8,6 +8,7 @@ adds its words in one place; the task check, ``new`` and the estimator ask
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -73,16 +74,16 @@ class Vocabulary:
     """Its rollout engine's default share of GPU memory, when it has one of its own."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Spellings of an algorithm that mean another (``dapo`` as an estimator value -> ``grpo``)."""
-    known_tasks: frozenset[str] = field(init=False, default=frozenset())
-    """Every task this vocabulary names, as :func:`task_key` gives it (made once: the checks ask per row)."""
-    task_keys: Mapping[str, frozenset[str]] = field(init=False, default_factory=dict)
-    """An algorithm -> the keys of the tasks it runs (made once, as ``known_tasks``)."""
 
-    def __post_init__(self) -> None:
-        # Derived fields of a frozen record, set once here (the dataclasses documentation's idiom).
-        keys = {algorithm: frozenset(task_key(t) for t in tasks) for algorithm, tasks in self.tasks.items()}
-        object.__setattr__(self, "task_keys", keys)
-        object.__setattr__(self, "known_tasks", frozenset().union(*keys.values()))
+    @functools.cached_property
+    def task_keys(self) -> Mapping[str, frozenset[str]]:
+        """An algorithm -> the keys of the tasks it runs (made once: the checks ask per row)."""
+        return {algorithm: frozenset(task_key(t) for t in tasks) for algorithm, tasks in self.tasks.items()}
+
+    @functools.cached_property
+    def known_tasks(self) -> frozenset[str]:
+        """Every task this vocabulary names, as :func:`task_key` gives it."""
+        return frozenset().union(*self.task_keys.values())
 
     def _algorithm(self, algorithm: str) -> str:
         name = algorithm.lower()
