@@ -19,6 +19,7 @@ import pytest
 import yaml
 from docutils import nodes
 from docutils.core import publish_doctree
+from helpers import commit, git
 
 from sphinx_rlresources.cli import common, lint
 from sphinx_rlresources.cli import main as cli
@@ -72,6 +73,19 @@ def test_lint_clean_repository_exits_0(repo: Path, capsys: pytest.CaptureFixture
     fill_row(repo)
     status, out, err = run(capsys, "lint")
     assert (status, out, err) == (0, ["rlresources: no problems in 2 data files (2 rows) and 2 scripts"], "")
+
+
+def test_a_script_its_row_pins_at_a_commit_is_no_orphan(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # verl's page pins every row at the last commit that had examples/tuning; a checkout that
+    # still has the same files must not ask for a second row for each (11 warnings on verl).
+    git(repo, "init", "-q")
+    sha = commit(repo, "the scripts", "2025-06-25T12:00:00+00:00")
+    fill_row(repo)
+    with open(repo / "data" / "7b.yaml", "a", encoding="utf-8") as handle:
+        handle.write(f"    script_ref: {sha}\n")
+    status, out, _err = run(capsys, "lint")
+    assert not [line for line in out if "orphan_script" in line], out
+    assert status == 0, out
 
 
 def test_lint_reports_a_script_without_a_row_but_not_other_files(

@@ -138,6 +138,9 @@ def orphan_scripts(
     ``new`` command that then refused them would be no help.
     """
     linked = set(dataset.scripts.values())  # already real paths: resolve_script returned them
+    # A row pinned at a commit links its path too: the checkout's file of that name is the
+    # script the row names (read at the pin), not one that lacks a row.
+    linked.update(real_path(dataset.root / e.script) for e in dataset.entries if e.script_ref is not None)
     found = []
     for script in scripts:
         if script in linked or not claimed(script, dataset.root, rule, scope):
