@@ -6,7 +6,7 @@ import json
 import os
 import re
 import shutil
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from sphinx_rlresources.estimator.architectures import (
     vision_params,
 )
 from sphinx_rlresources.estimator.devices import DEVICES, device_memory
-from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.fromscript import READ, Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, OFFLOAD_MODES, Plan, Result, estimate, minimum_gpus
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
@@ -207,10 +207,10 @@ def plan_of(values: dict[str, Any], **changes: Any) -> tuple[Any, Plan]:
     arch = BUNDLED[merged["model"]]
     return arch, Plan(
         task=merged["task"], gpus=merged["gpus"], device=merged["device"], device_gib=DEVICES[merged["device"]],
-        lora_rank=merged["lora"], train=merged["train"], param_bytes=4 if merged["train"] == "fsdp" else 2,
+        lora_rank=merged["lora"], train_backend=merged["train"], param_bytes=4 if merged["train"] == "fsdp" else 2,
         param_offload=merged["offload"], optimizer_offload=merged["offload"], offload_mode=merged["mode"],
         gradient_checkpointing=merged["checkpointing"], prompt_length=merged["prompt"],
-        response_length=merged["response"], micro_batch=merged["micro"], rollout_tp=1, use_kl=merged["kl"],
+        response_length=merged["response"], micro_batch_per_gpu=merged["micro"], rollout_tp=1, use_kl=merged["kl"],
         remove_padding=not merged["padding"], update_entropy=merged["entropy"], budget_of=merged["budget"],
         memory_fraction=merged["fraction"], free_cache_engine=merged["sleep"],
     )  # fmt: skip
@@ -284,8 +284,9 @@ def test_the_expected_peak_is_never_below_the_floor(
 ) -> None:
     arch, plan = plan_of(values)
     plan = replace(
-        plan, dynamic_batch=budget is not None, max_token_len=budget, mean_response_length=mean, train_batch=prompts,
-        mini_batch=prompts, sequence_parallel=sp, rollout_gpus=rollout_gpus if rollout_gpus < plan.gpus else 0,
+        plan, dynamic_batch=budget is not None, max_token_len_per_gpu=budget, mean_response_length=mean,
+        train_batch_size=prompts, mini_batch_size=prompts, ulysses_sp=sp,
+        rollout_gpus=rollout_gpus if rollout_gpus < plan.gpus else 0,
     )  # fmt: skip
     found = estimate(arch, plan)
     for phase in ("train", "rollout"):
@@ -560,8 +561,8 @@ def test_the_runs_of_the_issue_are_not_called_impossible(
     run = run_of(script.encode(), "x.sh", {}, None)  # the verl adapter's Run
     found = estimate_row(row, run)
     assert found is not None and found.verdict != "does-not-fit" and check_row(row, found) is None
-    assert found.plan.micro_batch == micro and found.plan.memory_fraction == util
-    assert "micro_batch" not in found.plan.assumed and found.plan.sequence_parallel == sp
+    assert found.plan.micro_batch_per_gpu == micro and found.plan.memory_fraction == util
+    assert "micro_batch_per_gpu" not in found.plan.assumed and found.plan.ulysses_sp == sp
     assert found.plan.offload_mode == "phase" and found.plan.param_bytes == 4  # verl's, from the framework
 
 
@@ -584,7 +585,11 @@ def test_the_impossible_row_is_refused_at_its_gpus_line() -> None:
 def test_a_script_value_outside_its_bounds_is_estimated_as_not_given() -> None:
     key = b"python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu="
     found = estimate_row(entry("Qwen2.5-7B", "GRPO", 8, "H100", "7B"), run_of(key + b"99999999999", "x.sh", {}, None))
-    assert found is not None and found.plan.micro_batch == 1 and found.plan.ignored == ("micro_batch=99999999999",)
+    assert (
+        found is not None
+        and found.plan.micro_batch_per_gpu == 1
+        and found.plan.ignored == ("micro_batch_per_gpu=99999999999",)
+    )
 
 
 def test_device_names_are_matched_loosely() -> None:
@@ -741,3 +746,12 @@ def test_the_expected_peak_is_built_once_for_a_command(monkeypatch: pytest.Monke
     assert built == [False, True]  # the floor, then the expected peak once
     table_row = estimate(arch, Plan("GRPO", 8, "H100", DEVICES["H100"])).kept()
     assert (table_row.verdict, table_row.expected_gib) == (verdict, peak) and built == [False, True, False, True]
+
+
+def test_a_plan_names_each_setting_as_a_run_does() -> None:
+    """``inspect`` and ``estimate`` name a setting alike: every setting read is a Run field and a Plan field."""
+    plan_fields, run_fields = {f.name for f in fields(Plan)}, {f.name for f in fields(Run)}
+    assert set(READ) <= plan_fields & run_fields and "train_backend" in plan_fields & run_fields
+    run = Run(micro_batch_per_gpu=Found(7, Origin.SET), ulysses_sp=Found(2, Origin.SET))
+    plan = plan_for_row(Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "fsdp", "vllm"), run, "H100", 79.6)
+    assert (plan.micro_batch_per_gpu, plan.ulysses_sp, plan.train_backend) == (7, 2, "fsdp")

@@ -146,7 +146,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ("--train-pp", "train_pp", "Megatron pipeline parallelism"),
         ("--train-ep", "train_ep", "Megatron expert parallelism"),
         ("--train-cp", "train_cp", "Megatron context parallelism"),
-        ("--ulysses-sp", "sequence_parallel", "Ulysses sequence parallelism"),
+        ("--ulysses-sp", "ulysses_sp", "Ulysses sequence parallelism"),
     ):
         add(flag, metavar="N", type=_bounded(flag, field), help=f"{what} ({SILENT_NOTE})")
     add("--lora-rank", metavar="RANK", type=_bounded("--lora-rank", "lora_rank"),
@@ -166,15 +166,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
     add("--mean-response-length", metavar="TOKENS", type=_bounded("--mean-response-length", "response_length"),
         help="the real mean, for the expected peak (default: the maximum)")  # fmt: skip
-    add("--micro-batch", metavar="SEQS", type=_bounded("--micro-batch", "micro_batch"),
+    add("--micro-batch", metavar="SEQS", type=_bounded("--micro-batch", "micro_batch_per_gpu"),
         help="sequences per GPU per update pass (default 1)")  # fmt: skip
-    add("--log-prob-micro-batch", metavar="SEQS", type=_bounded("--log-prob-micro-batch", "log_prob_micro_batch"),
+    add("--log-prob-micro-batch", metavar="SEQS",
+        type=_bounded("--log-prob-micro-batch", "log_prob_micro_batch_per_gpu"),
         help="sequences per GPU per log-prob pass (default: as --micro-batch)")  # fmt: skip
-    add("--token-budget", metavar="TOKENS", type=_bounded("--token-budget", "max_token_len"),
+    add("--token-budget", metavar="TOKENS", type=_bounded("--token-budget", "max_token_len_per_gpu"),
         help="dynamic batching's tokens per GPU (default: no dynamic batching)")  # fmt: skip
     add("--keep-padding", action="store_true", help="sequences are padded to the maximum lengths")
     add("--rollout-n", metavar="N", type=_bounded("--rollout-n", "rollout_n"), help="responses per prompt (default 1)")
-    add("--train-batch", metavar="PROMPTS", type=_bounded("--train-batch", "train_batch"),
+    add("--train-batch", metavar="PROMPTS", type=_bounded("--train-batch", "train_batch_size"),
         help="prompts per step (default: not stated)")  # fmt: skip
     add("--rollout-tp", metavar="TP", type=_bounded("--rollout-tp", "rollout_tp"),
         help="rollout tensor parallelism (default: the largest the heads allow)")  # fmt: skip

@@ -60,7 +60,7 @@ def assumptions(found: Result) -> dict[str, Any]:
     values: dict[str, Any] = {name: getattr(plan, name) for name in SILENT}
     values.update(
         lora_rank=plan.lora_rank,
-        train=plan.train,
+        train_backend=plan.train_backend,
         param_bytes=plan.param_bytes,
         engine=plan.engine,
         rollout_tp=found.rollout_tp,

@@ -29,25 +29,25 @@ from sphinx_rlresources.scripts.run import Found, Origin, Run
 WHY_SILENT: dict[str, str] = {
     "param_offload": "the least GPU memory",
     "optimizer_offload": "the least GPU memory",
-    "ref_offload": "the least GPU memory",
+    "ref_param_offload": "the least GPU memory",
     "offload_mode": "the least GPU memory; a framework's own offload may differ (verl's: phase)",
     "gradient_checkpointing": "the least GPU memory",
     "prompt_length": "a common maximum",
     "response_length": "a common maximum",
-    "micro_batch": "the least GPU memory",
-    "log_prob_micro_batch": "as micro_batch",
+    "micro_batch_per_gpu": "the least GPU memory",
+    "log_prob_micro_batch_per_gpu": "as micro_batch_per_gpu",
     "dynamic_batch": "a fixed micro-batch",
-    "max_token_len": "no token budget",
+    "max_token_len_per_gpu": "no token budget",
     "remove_padding": "the fewest tokens",
     "rollout_n": "one response per prompt",
-    "train_batch": "not stated",
-    "mini_batch": "not stated",
+    "train_batch_size": "not stated",
+    "mini_batch_size": "not stated",
     "rollout_tp": "the largest the heads allow: the least GPU memory",
     "train_tp": "none for FSDP; for Megatron, as much as the GPUs allow (the least memory)",
     "train_pp": "none for FSDP; for Megatron, the rest of the GPUs (the least memory)",
     "train_ep": "no expert parallelism",
     "train_cp": "no context parallelism",
-    "sequence_parallel": "no Ulysses sequence parallelism",
+    "ulysses_sp": "no Ulysses sequence parallelism",
     "memory_fraction": "not stated: the engine holds its weights and the KV cache it uses",
     "free_cache_engine": "the engine sleeps during training: the least GPU memory",
     "max_num_seqs": "the engine's default",
@@ -60,7 +60,8 @@ WHY_SILENT: dict[str, str] = {
     "lora_targets": "verl's default",
     "gpus_per_node": "a node of 8 GPUs",
 }
-"""Plan field -> why its default is what a silent script is assumed to run."""
+"""Setting (the Run field and the Plan field of one name) -> why its default is what a silent
+script is assumed to run."""
 
 SILENT: dict[str, tuple[Any, str]] = {
     name: (next(f.default for f in dataclasses.fields(Plan) if f.name == name), why) for name, why in WHY_SILENT.items()
@@ -77,18 +78,18 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "lora_rank": (0, 1 << 16),
     "prompt_length": (1, 10_000_000),
     "response_length": (1, 10_000_000),
-    "micro_batch": (1, 10_000_000),
-    "log_prob_micro_batch": (1, 10_000_000),
-    "max_token_len": (1, 1_000_000_000),
+    "micro_batch_per_gpu": (1, 10_000_000),
+    "log_prob_micro_batch_per_gpu": (1, 10_000_000),
+    "max_token_len_per_gpu": (1, 1_000_000_000),
     "rollout_n": (1, 100_000),
-    "train_batch": (1, 1_000_000_000),
-    "mini_batch": (1, 1_000_000_000),
+    "train_batch_size": (1, 1_000_000_000),
+    "mini_batch_size": (1, 1_000_000_000),
     "rollout_tp": (1, 1 << 16),
     "train_tp": (1, 1 << 16),
     "train_pp": (1, 1 << 16),
     "train_ep": (1, 1 << 16),
     "train_cp": (1, 1 << 16),
-    "sequence_parallel": (1, 1 << 16),
+    "ulysses_sp": (1, 1 << 16),
     "memory_fraction": (1e-6, 1.0),
     "max_num_seqs": (1, 10_000_000),
     "gpus_per_node": (1, 1024),
@@ -96,41 +97,11 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "zero_stage": (0, 3),
 }
 
-#: Plan field -> the Run field that says it.
-FROM_RUN: dict[str, str] = {
-    "param_offload": "param_offload",
-    "optimizer_offload": "optimizer_offload",
-    "ref_offload": "ref_param_offload",
-    "offload_mode": "offload_mode",
-    "gradient_checkpointing": "gradient_checkpointing",
-    "prompt_length": "prompt_length",
-    "response_length": "response_length",
-    "micro_batch": "micro_batch_per_gpu",
-    "log_prob_micro_batch": "log_prob_micro_batch_per_gpu",
-    "dynamic_batch": "dynamic_batch",
-    "max_token_len": "max_token_len_per_gpu",
-    "remove_padding": "remove_padding",
-    "rollout_n": "rollout_n",
-    "train_batch": "train_batch_size",
-    "mini_batch": "mini_batch_size",
-    "rollout_tp": "rollout_tp",
-    "train_tp": "train_tp",
-    "train_pp": "train_pp",
-    "train_ep": "train_ep",
-    "train_cp": "train_cp",
-    "sequence_parallel": "ulysses_sp",
-    "memory_fraction": "memory_fraction",
-    "free_cache_engine": "free_cache_engine",
-    "max_num_seqs": "max_num_seqs",
-    "fp8_rollout": "fp8_rollout",
-    "use_kl": "use_kl",
-    "update_entropy": "update_entropy",
-    "entropy_checkpointing": "entropy_checkpointing",
-    "entropy_chunking": "entropy_chunking",
-    "fused_kernels": "fused_kernels",
-    "lora_targets": "lora_targets",
-    "gpus_per_node": "gpus_per_node",
-}
+READ: tuple[str, ...] = tuple(WHY_SILENT)
+"""The settings a Run says and a Plan takes, by the same name (``inspect --format json``'s keys).
+
+A plan field not here (the backend, the LoRA rank, the ZeRO stage, the sequence cap) is read
+from its Run field by :func:`plan_for_row` with a rule of its own."""
 
 
 @dataclass(frozen=True)
@@ -147,16 +118,15 @@ class Row:
 
 
 _READ: tuple[tuple[str, Any, bool, tuple[float, float] | None, tuple[str, Any]], ...] = tuple(
-    (name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name), (name, SILENT[name][0]))
-    for name in FROM_RUN
+    (name, SILENT[name][0], name in FRAMEWORK_MECHANISMS, BOUNDS.get(name), (name, SILENT[name][0])) for name in READ
 )
-""":data:`FROM_RUN`'s plan fields with what each needs looked up, once: (plan field, silent value,
+""":data:`READ`'s settings with what each needs looked up, once: (plan field, silent value,
 a framework mechanism?, bounds, the ``(field, silent value)`` pair a plan's ``floor_values`` holds).
 
 :func:`plan_for_row` walks it for every row.  The pair is made here once and shared by every
 plan that needs it: a load keeps each row's plan, so new pairs per row would be kept too."""
-_SETTINGS_OF: Callable[[Run], tuple[Found[Any], ...]] = operator.attrgetter(*FROM_RUN.values())
-"""The Run's settings in :data:`FROM_RUN`'s order, fetched in one call."""
+_SETTINGS_OF: Callable[[Run], tuple[Found[Any], ...]] = operator.attrgetter(*READ)
+"""The Run's settings in :data:`READ`'s order, fetched in one call."""
 
 
 def architecture_for(row: Row, run: Run | None) -> Architecture | None:
@@ -243,7 +213,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         device=device,
         device_gib=device_gib,
         lora_rank=int(lora),
-        train=backend,
+        train_backend=backend,
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
         engine="sglang" if engine.startswith("sglang") else "vllm",
         budget_of="free" if engine.startswith("sglang") else "device",

@@ -78,7 +78,7 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Token
     ``prompts`` (the mini-batch or the step's batch) caps the sequences a GPU can have:
     ``prompts * rollout_n`` sequences spread over the data-parallel groups.
     """
-    split = max(plan.sequence_parallel, 1) * max(plan.train_cp, 1)
+    split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
     prompt, response = plan.lengths
     full = prompt + response
     padded = not plan.remove_padding and not plan.dynamic_batch
@@ -96,8 +96,8 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Token
     available = None
     if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
         available = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
-    if plan.dynamic_batch and plan.max_token_len:
-        count = float(plan.max_token_len)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
+    if plan.dynamic_batch and plan.max_token_len_per_gpu:
+        count = float(plan.max_token_len_per_gpu)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
         if available is not None:
             count = min(count, available * sequence / split)
         count = max(count, sequence / split)  # a longer sequence still makes a micro-batch of its own
@@ -117,7 +117,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
             f"the engine's {plan.rollout_gpus} GPUs leave none of the {plan.gpus} for the trainer: "
             "give more GPUs or fewer to the engine"
         )
-    parallel = plan.train_tp * plan.train_pp * plan.train_cp if plan.train == "megatron" else 1
+    parallel = plan.train_tp * plan.train_pp * plan.train_cp if plan.train_backend == "megatron" else 1
     if trainer % max(parallel, 1):
         found.problems.append(
             f"the trainer's parallelism (TP {plan.train_tp} x PP {plan.train_pp} x CP {plan.train_cp} = {parallel}) "
@@ -138,7 +138,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     optimizer_back = place(states.optimizer_name, states.optimizer, plan.optimizer_offload)
     ref_back: list[Term] = []
     if plan.reference:
-        ref_offload = plan.param_offload if plan.ref_offload is None else plan.ref_offload
+        ref_offload = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
         ref_back = place("reference model (bf16, sharded)", states.ref, ref_offload)
     critic_back: list[Term] = []
     if plan.has_critic:
@@ -150,8 +150,10 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     else:
         gradients = [Term("train", states.gradient_name, states.gradients)]
 
-    micro = tokens(plan, plan.micro_batch, expected, plan.mini_batch)
-    log_prob = tokens(plan, plan.log_prob_micro_batch or plan.micro_batch, expected, plan.train_batch)
+    micro = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size)
+    log_prob = tokens(
+        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size
+    )
     gathered = _gathered(arch, plan)
     later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
     update = [
@@ -205,7 +207,7 @@ class _States:
         lora = plan.lora_rank > 0
         trainable = arch.lora_params(plan.lora_rank, plan.lora_targets) if lora else params
         p = plan.param_bytes
-        if plan.train == "megatron":
+        if plan.train_backend == "megatron":
             experts = arch.expert_params()
             model_split = max(plan.train_tp * plan.train_pp, 1)
             split_params = (params - experts) / model_split + experts / (model_split * max(plan.train_ep, 1))
@@ -233,7 +235,11 @@ class _States:
             self.critic_gradients = p * params / split["gradients"]
             self.critic_optimizer = (ADAM_BYTES - 2 * p) * params / split["optimizer"]
         base = "frozen base and adapters" if lora else "parameters"
-        shard = "model-parallel shard" if plan.train == "megatron" else _shard(plan.zero_stage >= _ZERO["parameters"])
+        shard = (
+            "model-parallel shard"
+            if plan.train_backend == "megatron"
+            else _shard(plan.zero_stage >= _ZERO["parameters"])
+        )
         self.actor_name = f"actor {base} ({_dtype(p)}, {shard})"
 
 
@@ -254,7 +260,7 @@ def _gathered(arch: Architecture, plan: Plan) -> list[Term]:
 
     Below ZeRO-3 every GPU holds the parameters whole already, and nothing is gathered.
     """
-    if plan.train != "fsdp" or arch.size_only or plan.zero_stage < _ZERO["parameters"]:
+    if plan.train_backend != "fsdp" or arch.size_only or plan.zero_stage < _ZERO["parameters"]:
         return []
     return [
         Term("train", "one gathered layer (bf16, FSDP all-gather)", 2 * arch.largest_layer_params()),
@@ -264,7 +270,7 @@ def _gathered(arch: Architecture, plan: Plan) -> list[Term]:
 
 def _split(plan: Plan) -> int:
     """Megatron's tensor parallelism splits activations (sequence parallel) and the vocabulary."""
-    return max(plan.train_tp, 1) if plan.train == "megatron" else 1
+    return max(plan.train_tp, 1) if plan.train_backend == "megatron" else 1
 
 
 def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) -> list[Term]:
@@ -319,8 +325,8 @@ def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Esti
     resident = sum(t.bytes for t in found.resident) if plan.colocated else 0.0  # not cached: still being built
     if plan.memory_fraction is None:
         batch = plan.max_num_seqs or DEFAULT_MAX_NUM_SEQS
-        if plan.train_batch:
-            batch = min(batch, max(1, plan.train_batch * plan.rollout_n * tp // max(plan.engine_gpus, 1)))
+        if plan.train_batch_size:
+            batch = min(batch, max(1, plan.train_batch_size * plan.rollout_n * tp // max(plan.engine_gpus, 1)))
         sequences = batch if expected else 1
         claim = weights + one * sequences
         return weights, claim, f"rollout engine: weights (TP={tp}) and the KV cache of {sequences} sequences"

@@ -71,7 +71,7 @@ class Plan:
     device_gib: float
     lora_rank: int = 0
     lora_targets: str = ALL_LINEAR
-    train: str = "fsdp"
+    train_backend: str = "fsdp"
     param_bytes: int = 4
     """Bytes per parameter of the trained model as the trainer keeps it: 4 for verl's FSDP
     actor and critic (fp32 parameters, bf16 compute), 2 for bf16 parameters (Megatron with
@@ -82,7 +82,7 @@ class Plan:
     a full parameter copy on each GPU; 1 full gradients too; 0 (DDP) shards nothing."""
     param_offload: bool = True
     optimizer_offload: bool = True
-    ref_offload: bool | None = True
+    ref_param_offload: bool | None = True
     """None: as ``param_offload``."""
     offload_mode: str = "compute"
     gradient_checkpointing: bool = True
@@ -94,18 +94,18 @@ class Plan:
     max_total_length: int | None = None
     """The framework's cap on one sequence, prompt and response together (NeMo-RL's
     ``policy.max_total_sequence_length``); None: no cap below their sum."""
-    micro_batch: int = 1
+    micro_batch_per_gpu: int = 1
     """Sequences per GPU (per sequence-parallel group) in one forward and backward pass."""
-    log_prob_micro_batch: int | None = None
-    """Sequences per GPU in the forward-only log-prob passes; None: as ``micro_batch``."""
+    log_prob_micro_batch_per_gpu: int | None = None
+    """Sequences per GPU in the forward-only log-prob passes; None: as ``micro_batch_per_gpu``."""
     dynamic_batch: bool = False
-    max_token_len: int | None = None
+    max_token_len_per_gpu: int | None = None
     """With dynamic batching, the token budget of one micro-batch per GPU."""
     remove_padding: bool = True
     rollout_n: int = 1
-    train_batch: int | None = None
+    train_batch_size: int | None = None
     """Prompts per step: caps the sequences a log-prob pass and the engine can have per GPU."""
-    mini_batch: int | None = None
+    mini_batch_size: int | None = None
     """Prompts per update (PPO mini-batch): caps the sequences one update micro-batch can have per GPU."""
     rollout_tp: int | None = None
     """None: the largest the heads allow within the engine's GPUs (the least memory per GPU)."""
@@ -113,7 +113,7 @@ class Plan:
     train_pp: int = 1
     train_ep: int = 1
     train_cp: int = 1
-    sequence_parallel: int = 1
+    ulysses_sp: int = 1
     """Ulysses sequence parallelism: each GPU of a group holds 1/n of every sequence."""
     engine: str = "vllm"
     memory_fraction: float | None = None

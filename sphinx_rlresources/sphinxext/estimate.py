@@ -153,7 +153,7 @@ def compact_row(
             lora_rank=32 if "lora" in task.lower() else 0,
             param_offload=offload,
             optimizer_offload=offload,
-            ref_offload=None,  # as the trainer: the table compares offload on and off
+            ref_param_offload=None,  # as the trainer: the table compares offload on and off
             offload_mode="phase",  # verl's, as the page's examples are
             memory_fraction=0.5,
             prompt_length=prompt,
