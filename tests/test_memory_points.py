@@ -89,3 +89,20 @@ def test_load_reads_every_row(tmp_path: Path) -> None:
     broken.write_text("\n".join([text[0], text[1].replace(",ran,", ",won,", 1)]) + "\n", "utf-8")
     with pytest.raises(PointError, match="line 2"):
         load(broken)
+
+
+def test_the_held_out_set_reads_and_shares_no_run_with_the_others() -> None:
+    """benchmarks/heldout_runs.csv: runs the estimator was never tuned on, so no promise is asserted on its verdicts.
+
+    It must stay readable by the same code, cited row by row, and apart from the two sets the
+    estimator is checked against (a run in both would no longer be held out).
+    """
+    held = load(REPO / "benchmarks" / "heldout_runs.csv")
+    assert len(held) >= 30
+    assert sum(p.outcome == "oom" for p in held) >= 10
+    assert len({p.id for p in held}) == len(held)
+    for found in held:
+        assert all(found.values[c] for c in CITATION), found.id
+    others = [c.point for c in CHECKED + MEASURED_GPU]
+    assert not {p.id for p in held} & {p.id for p in others}
+    assert not {p.values["source"] for p in held} & {p.values["source"] for p in others}
