@@ -17,7 +17,10 @@ train backend and model are known.
 ``model_path`` are read too; ``null`` = the file does not settle it, not scored).  A row
 with ``repo`` (``owner/name`` or ``owner/name@tag``) applies to the DIR named
 ``owner+name`` (``owner+name@tag``); without one, to any DIR holding its path.  Every
-value given that differs from the row is listed as WRONG: the target is none at all.
+value given that differs from the row is listed as WRONG: the target is none at all.  A
+row with ``repo`` whose file no adapter claims counts the values it settles as "not read"
+(in the share's denominator), so a file the reader skips is never left out of the figure.
+Totals are printed overall and per DIR.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ TRUTH_KEYS = {
     "train_backend": ("train_backend",),
     "model": ("model", "model_path"),
 }
+TALLY = (("right", "right"), ("unknown", "unknown"), ("not read", "not_read"), ("WRONG", "wrong"))
+"""The outcomes a truth row's value can have, as printed."""
 SUFFIXES = (".sh", ".yaml", ".yml")
 COMMAND_START = re.compile(
     r"^\s*(?:\$ )?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
@@ -185,8 +190,21 @@ def truth_rows(paths: list[Path]) -> list[dict[str, Any]]:
     return rows
 
 
-def compare(trees: dict[str, dict[str, Run]], rows: list[dict[str, Any]]) -> dict[str, Any]:
+def expected_value(row: dict[str, Any], field: str) -> Any:
+    """The row's value for ``field`` under any of its spellings (``None``: the row leaves it unsettled)."""
+    return next((row[k] for k in TRUTH_KEYS[field] if k in row), None)
+
+
+def compare(trees: dict[str, dict[str, Run]], rows: list[dict[str, Any]], snippets: bool = False) -> dict[str, Any]:
+    """Right, unknown and wrong values, overall and per tree.
+
+    A row naming its repository whose file no adapter claims in that tree counts every
+    value it settles as ``not_read``: left out, the share would only measure the files the
+    reader already knows.  A snippet row (``x.py#L3-9``) is looked for only when the
+    trees were scanned with ``snippets``.
+    """
     counts: Counter[str] = Counter()
+    by_tree: dict[str, Counter[str]] = defaultdict(Counter)
     wrong: list[dict[str, Any]] = []
     unknown: list[str] = []
     unmatched: list[str] = []
@@ -195,31 +213,47 @@ def compare(trees: dict[str, dict[str, Run]], rows: list[dict[str, Any]]) -> dic
         names = [repo.replace("/", "+")] if repo else list(trees)
         found = [(name, trees[name][row["path"]]) for name in names if name in trees and row["path"] in trees[name]]
         if not found:
-            # A row for a snippet names it its own way (``x.py#docstring``): only a file row is missed.
-            if any(name in trees for name in names) and "#" not in row["path"]:
+            if any(name in trees for name in names) and (snippets or "#" not in row["path"]):
                 unmatched.append(row["path"])
+                if repo:
+                    settled = sum(expected_value(row, field) is not None for field in FIELDS)
+                    counts["not_read"] += settled
+                    by_tree[names[0]]["not_read"] += settled
             continue
         tree, run = found[0]
         for field in FIELDS:
-            expected = next((row[k] for k in TRUTH_KEYS[field] if k in row), None)
+            expected = expected_value(row, field)
             if expected is None:
                 continue
             got = value(run, field)
             if got is None:
-                counts["unknown"] += 1
+                outcome = "unknown"
                 unknown.append(f"{tree}:{row['path']} {field}")
             elif normal(field, got) == normal(field, expected):
-                counts["right"] += 1
+                outcome = "right"
             else:
-                counts["wrong"] += 1
+                outcome = "wrong"
                 wrong.append({"tree": tree, "path": row["path"], "field": field, "got": got, "expected": expected})
-    return {"counts": dict(counts), "wrong": wrong, "unknown": unknown, "not_claimed": unmatched}
+            counts[outcome] += 1
+            by_tree[tree][outcome] += 1
+    return {
+        "counts": dict(counts),
+        "by_tree": {name: dict(items) for name, items in sorted(by_tree.items())},
+        "wrong": wrong,
+        "unknown": unknown,
+        "not_claimed": unmatched,
+    }
 
 
 def share(counts: dict[str, int]) -> float:
-    """Right values among those the truth settles (unknown ones count against, wrong ones more so)."""
+    """Right values among those the truth settles (unknown and not-read ones count against, wrong ones more so)."""
     total = sum(counts.values())
     return counts.get("right", 0) / total if total else 0.0
+
+
+def tally(label: str, counts: dict[str, int]) -> str:
+    outcomes = "  ".join(f"{name} {counts.get(key, 0)}" for name, key in TALLY)
+    return f"{label} {outcomes}  ({share(counts):.0%} of the values the rows settle)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     trees = {directory.resolve().name: scan(directory, args.snippets) for directory in args.dirs}
     report: dict[str, Any] = {"trees": {name: summary(runs) for name, runs in trees.items()}}
     if args.truth:
-        report["truth"] = compare(trees, truth_rows(args.truth))
+        report["truth"] = compare(trees, truth_rows(args.truth), args.snippets)
     if args.json:
         print(json.dumps(report, indent=1, sort_keys=True))
         return 1 if report.get("truth", {}).get("wrong") else 0
@@ -243,11 +277,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {framework:12} {item['files']:4} files  {shares}")
     if "truth" in report:
         truth = report["truth"]
-        counts = truth["counts"]
-        print(
-            f"truth: right {counts.get('right', 0)}  unknown {counts.get('unknown', 0)}  WRONG {counts.get('wrong', 0)}"
-            f"  ({share(counts):.0%} of the values the rows settle)"
-        )
+        print(tally("truth:", truth["counts"]))
+        for name, counts in truth["by_tree"].items():
+            print(tally(f"  {name}:", counts))
         for item in truth["wrong"]:
             where = f"{item['tree']}:{item['path']} {item['field']}"
             print(f"  WRONG {where}: got {item['got']!r}, expected {item['expected']!r}")

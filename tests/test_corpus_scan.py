@@ -56,7 +56,38 @@ def test_truth_rows_count_right_unknown_and_wrong(tmp_path: Path) -> None:
     assert result["wrong"] == [
         {"tree": "THUDM+slime", "path": "examples/distill/run_teacher.sh", "field": "gpus", "got": 7, "expected": 6}
     ]
+    assert result["by_tree"] == {"THUDM+slime": {"right": 3, "unknown": 1, "wrong": 1}}
     assert result["not_claimed"] == ["scripts/missing.sh"]
+
+
+def test_a_file_no_adapter_claims_counts_what_its_row_settles_as_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = tmp_path / "THUDM+slime"
+    shutil.copytree(FIXTURES / "slime", tree)
+    (tree / "notes.sh").write_text("echo nothing to launch here\n")
+    rows = [
+        {"repo": "THUDM/slime", "path": "scripts/run-qwen2.5-1.5B.sh", "gpus": 8, "engine": "sglang"},
+        {"repo": "THUDM/slime", "path": "notes.sh", "gpus": 4, "engine": "sglang", "model": None},
+        {"repo": "THUDM/slime", "path": "docs/guide.md#L3-5", "gpus": 2},
+    ]
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    runs = {tree.name: corpus_scan.scan(tree)}
+    result = corpus_scan.compare(runs, corpus_scan.truth_rows([truth]))
+    assert result["counts"] == {"right": 2, "not_read": 2}
+    assert result["by_tree"] == {"THUDM+slime": {"right": 2, "not_read": 2}}
+    assert result["not_claimed"] == ["notes.sh"]
+    assert corpus_scan.share(result["counts"]) == 0.5
+    # With shell blocks read, a snippet row nothing claims is not read either.
+    result = corpus_scan.compare(runs, corpus_scan.truth_rows([truth]), snippets=True)
+    assert result["counts"] == {"right": 2, "not_read": 3}
+    assert result["not_claimed"] == ["notes.sh", "docs/guide.md#L3-5"]
+    assert corpus_scan.main([str(tree), "--truth", str(truth)]) == 0
+    out = capsys.readouterr().out
+    assert "truth: right 2  unknown 0  not read 2  WRONG 0  (50% of the values the rows settle)" in out
+    assert "  THUDM+slime: right 2  unknown 0  not read 2  WRONG 0  (50% of the values the rows settle)" in out
+    assert "  not claimed: notes.sh" in out
 
 
 def test_main_fails_when_a_value_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
