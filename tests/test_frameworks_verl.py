@@ -299,3 +299,105 @@ def test_a_launch_line_that_is_only_printed_is_not_the_launch() -> None:
     )
     run = read_file(script, "examples/tuning/7b/run.sh", None, None)
     assert (run.launch_line, run.gpus.value) == (2, 8)
+
+
+class DictFiles:
+    """A :class:`Files` over a few texts, for the chains no fixture tree needs."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        self.texts = texts
+
+    def read(self, path: str) -> str | None:
+        return self.texts.get(path)
+
+
+ONE_STEP = "verl/experimental/one_step_off_policy"
+
+
+def test_another_entry_point_inherits_verls_defaults_through_its_hydra_config() -> None:
+    run = read("verl", f"{ONE_STEP}/shell/grpo_0.6b_gsm8k_fsdp2_2_6.sh")
+    assert run.entry_point == "verl.experimental.one_step_off_policy.main_ppo"
+    assert (run.train_backend.value, run.train_backend.line) == ("fsdp", 16)
+    assert (run.lora_rank.value, run.lora_rank.origin) == (0, Origin.FRAMEWORK_DEFAULT)
+    # the config's own key holds over verl's default, cited where it is written
+    found = run.free_cache_engine
+    assert (found.value, found.origin, found.file, found.line) == (
+        False,
+        Origin.SET,
+        f"{ONE_STEP}/config/one_step_off_ppo_trainer.yaml",
+        18,
+    )
+    unread = read("verl", f"{ONE_STEP}/shell/grpo_0.6b_gsm8k_fsdp2_2_6.sh", files=False)
+    assert unread.lora_rank.value is None and unread.free_cache_engine.value is None
+
+
+def test_a_config_path_under_the_project_and_a_config_name_of_the_examples() -> None:
+    run = read("verl", "examples/sglang_multiturn/run_qwen2.5-3b_gsm8k_multiturn.sh")
+    assert (
+        run.train_backend.value == "fsdp"
+        and "verl's ppo_trainer (by examples/sglang_multiturn" in run.train_backend.written
+    )
+    assert (run.engine.value, run.engine.file) == (
+        "sglang",
+        "examples/sglang_multiturn/config/gsm8k_multiturn_grpo.yaml",
+    )
+    assert run.lora_rank.value == 0 and run.prompt_length.value == 1024 and run.response_length.value == 512
+
+
+def test_a_verl_recipe_trainer_reads_its_config_beside_it() -> None:
+    run = read("verl-recipe", "dapo/run_dapo_qwen2.5_7b.sh")
+    assert run.framework == "verl-recipe" and run.entry_point == "recipe.dapo.main_dapo"
+    assert (run.train_backend.value, run.lora_rank.value, run.gpus.value) == ("fsdp", 0, 16)
+    assert run.dynamic_sampling.value is True  # the script's key holds over the config's
+
+
+def test_a_recipe_whose_roles_have_pools_of_their_own_has_no_total() -> None:
+    run = read("verl-recipe", "async_flow/run_async_grpo_qwen7b.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (None, None, None)
+    assert run.gpus.line == 8 and "async_resources.actor_train" in run.gpus.written
+    assert run.lora_rank.value == 0
+
+
+def test_a_recipe_trainer_on_verls_own_config_outside_its_checkout() -> None:
+    main = '@hydra.main(config_path="../../verl/trainer/config", config_name="ppo_trainer", version_base=None)\n'
+    script = "python3 -m recipe.partial.main_ppo trainer.nnodes=1 trainer.n_gpus_per_node=2\n"
+    run = read_file(script, "partial/run.sh", None, DictFiles({"partial/main_ppo.py": main}))
+    assert run.train_backend.value == "fsdp" and "@hydra.main of partial/main_ppo.py" in run.train_backend.written
+    beside = '@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\n'
+    copy = DictFiles({"partial/main_ppo.py": beside, "partial/config/ppo_trainer.yaml": "trainer:\n  nnodes: 1\n"})
+    assert read_file(script, "partial/run.sh", None, copy).train_backend.value is None  # its own copy may differ
+
+
+SCRIPT = "python3 -m recipe.x.main_x trainer.nnodes=1 trainer.n_gpus_per_node=8 algorithm.adv_estimator=grpo\n"
+MAIN = '@hydra.main(config_path="config", config_name="x_trainer", version_base=None)\ndef main(c): pass\n'
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "defaults:\n  - actor@actor_rollout_ref.actor: megatron_actor\n  - _self_\n",  # a group chosen: not plain
+        "defaults:\n  - base_trainer\n  - _self_\n",  # a parent the checkout does not hold
+        "defaults:\n  - _self_\n  - ppo_trainer\n",  # verl's config over this one's keys
+        "trainer:\n  nnodes: 1\n",  # nothing inherited
+        "defaults: [ppo_trainer, _self_\n",  # not YAML
+    ],
+)
+def test_a_chain_that_is_not_plain_leaves_the_defaults_unknown(config: str) -> None:
+    files = DictFiles({"x/main_x.py": MAIN, "x/config/x_trainer.yaml": config})
+    run = read_file(SCRIPT, "x/run.sh", None, files)
+    assert run.framework == "verl-recipe" and run.gpus.value == 8
+    assert run.train_backend.value is None and run.lora_rank.value is None
+
+
+def test_a_chain_through_a_recipe_parent_and_a_megatron_config() -> None:
+    files = DictFiles(
+        {
+            "x/main_x.py": MAIN,
+            "x/config/x_trainer.yaml": "defaults:\n  - base_trainer\n  - _self_\n",
+            "x/config/base_trainer.yaml": "defaults:\n  - ppo_megatron_trainer\n  - _self_\n"
+            "actor_rollout_ref:\n  model:\n    lora_rank: 32\n",
+        }
+    )
+    run = read_file(SCRIPT, "x/run.sh", None, files)
+    assert run.train_backend.value == "megatron" and "ppo_megatron_trainer" in run.train_backend.written
+    assert (run.lora_rank.value, run.lora_rank.file, run.lora_rank.line) == (32, "x/config/base_trainer.yaml", 6)

@@ -30,11 +30,12 @@ from sphinx_rlresources.scripts.frameworks.base import (
     module_after,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems, launch_problems
+from sphinx_rlresources.scripts.frameworks.verlconfig import Chain, config_chain, foreign_pool
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
-from sphinx_rlresources.scripts.settings import STOCK_CONFIGS, STOCK_ENTRY_POINTS, ScriptSettings
+from sphinx_rlresources.scripts.settings import STOCK_CONFIGS, STOCK_ENTRY_POINTS, Override, ScriptSettings
 
 NAME = "verl"
 VOCABULARY = Vocabulary(
@@ -111,20 +112,26 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
     recipe = bool(s.entry_point and s.entry_point.startswith("recipe.")) or any(
         "recipe/" in (f.value or "") for f in command.fields if (f.value or "").startswith("--config-path")
     )
-    return _Reader(s, reading, path, "verl-recipe" if recipe else NAME).run()
+    chain = config_chain(command, s, reading.files)
+    return _Reader(s, reading, path, "verl-recipe" if recipe else NAME, chain).run()
 
 
 class _Reader:
-    def __init__(self, s: ScriptSettings, reading: Interpreter, path: str, framework: str) -> None:
+    def __init__(self, s: ScriptSettings, reading: Interpreter, path: str, framework: str, chain: Chain) -> None:
         self.s = s
         self.reading = reading
         self.path = path
         self.framework = framework
-        self.stock = s.stock_config
+        self.chain = chain
+        self.stock = s.stock_config or chain.stock is not None
+
+    def written(self, key: str) -> Override | None:
+        """A key as the script writes it, else as the config it runs with sets it (its file and line)."""
+        return self.s.overrides.get(key) or self.chain.layer.get(key)
 
     def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
-        """A key as written, else verl's default (only with a stock config)."""
-        override = self.s.overrides.get(key)
+        """A key as written (by the script or its config), else verl's default (only when the config inherits it)."""
+        override = self.written(key)
         if override is None:  # most keys: a script writes a dozen of the thirty-odd read here
             return _stock_default(key, fallback) if fallback is not None and self.stock else UNKNOWN
         found = from_override(override, convert)
@@ -141,6 +148,10 @@ class _Reader:
             f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}",
         )
         roles, gpus = self._pools(trainer_gpus, per_node, nodes)
+        foreign = foreign_pool(self.s.overrides, self.chain.layer)
+        if foreign is not None:  # the recipe's own pools: no headline count is the whole run's
+            said: Found[int] = Found(None, Origin.UNKNOWN, foreign.line, f"{foreign.shown}: its own pool", foreign.file)
+            gpus, nodes, per_node = said, said, said
         algorithm = self.get("algorithm.adv_estimator", as_lower, "gae")
         lora = self._lora()
         rollout_n = self.get("actor_rollout_ref.rollout.n", as_int, 1)
@@ -261,34 +272,37 @@ class _Reader:
 
     def _backend(self) -> Found[str]:
         s = self.s
-        engine = s.overrides.get("model_engine")
+        engine = self.written("model_engine")
         if engine is not None:
             found = from_override(engine, as_lower)
             if found.value in ENGINES and found.value != "dp":
                 return Found(ENGINES[found.value], found.origin, found.line, found.written)
-        mlite = s.overrides.get("actor@actor_rollout_ref.actor")
+        mlite = self.written("actor@actor_rollout_ref.actor")
         if mlite is not None and "mlite" in (mlite.value or ""):
             return Found("megatron", Origin.SET, mlite.line, mlite.raw)
-        strategy = from_override(s.overrides.get("actor_rollout_ref.actor.strategy"), as_lower)
+        strategy = from_override(self.written("actor_rollout_ref.actor.strategy"), as_lower)
         if strategy.line:
             value = strategy.value
             backend = "fsdp" if value in ("fsdp", "fsdp2", "fsdp_turbo") else value if value == "megatron" else None
             return Found(backend, strategy.origin if backend else Origin.UNKNOWN, strategy.line, strategy.written)
-        legacy = s.overrides.get("actor_rollout_ref.actor.model_engine")
+        legacy = self.written("actor_rollout_ref.actor.model_engine")
         if legacy is not None and (legacy.value or "").strip("'\"").lower() == "megatron":
             return Found("megatron", Origin.SET, legacy.line, legacy.raw)
         if s.config_name is not None and "megatron" in s.config_name.lower():
             return Found("megatron", Origin.SET, s.config_name_line, f"--config-name={s.config_name}")
+        if self.chain.stock is not None:
+            backend = "megatron" if "megatron" in self.chain.stock else "fsdp"
+            return default(backend, f"verl's {self.chain.stock} (by {self.chain.config}), no {A}.strategy")
         if self.stock:
             return default("fsdp", "verl's default config (no --config-name, no actor_rollout_ref.actor.strategy)")
         return UNKNOWN
 
     def _lora(self) -> Found[int]:
-        rank = from_override(self.s.overrides.get("actor_rollout_ref.model.lora.rank"), as_int)
+        rank = from_override(self.written("actor_rollout_ref.model.lora.rank"), as_int)
         if rank.value:
             return rank
-        old = from_override(self.s.overrides.get("actor_rollout_ref.model.lora_rank"), as_int)
-        adapter = self.s.overrides.get("actor_rollout_ref.model.lora_adapter_path")
+        old = from_override(self.written("actor_rollout_ref.model.lora_rank"), as_int)
+        adapter = self.written("actor_rollout_ref.model.lora_adapter_path")
         if adapter is not None and not old.value:
             return Found(None, Origin.RUNTIME, adapter.line, adapter.raw)  # LoRA, with the adapter's own rank
         if old.line:
