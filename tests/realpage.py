@@ -54,7 +54,18 @@ LEGACY = [
         "export PYTHONPATH=/opt/tiger/open_verl:$PYTHONPATH\n",
         5,
     ),
-    ("14b", "qwen2_14b_grpo_4_h800_fsdp_vllm.sh", "Qwen/Qwen2.5-Coder-14B-Instruct", 4, 1, 0, 8, "", "", 5),
+    (  # only the misspelled link leads here: its checks run on it, in the link's place
+        "14b",
+        "qwen2_14b_grpo_4_h800_fsdp_vllm.sh",
+        "Qwen/Qwen2.5-Coder-14B-Instruct",
+        4,
+        1,
+        0,
+        8,
+        "",
+        "export PYTHONPATH=/opt/tiger/open_verl\n",
+        5,
+    ),
     (
         "32b",
         "qwen2.5-32b_grpo-lora_4_h100_fsdp_vllm.sh",
@@ -100,7 +111,7 @@ ROWS = [
     ("0.5B", "Qwen2.5-0.5B", "GRPO-LoRA", "1*H100", "116", "fsdp", "vllm0.8.3", None, 0),
     ("7B", "Qwen2.5-7B", "GRPO-LoRA", "1*H100", "16", "fsdp", "vllm0.8.3", None, 1),
     ("7B", "Qwen2-7B", "GRPO", "2*H800", "\\", "fsdp", "vllm0.8.3", None, 2),
-    ("14B", "Qwen2-14B", "GRPO", "4*H800", "\\", "fsdp", "vllm0.8.3", "qwen2-14b_grpo_4_h800_fsdp_vllm.sh", 3),
+    ("14B", "Qwen2-14B", "GRPO", "4*H800", "\\", "fsdp", "vllm0.8.2", "qwen2-14b_grpo_4_h800_fsdp_vllm.sh", 3),
     ("14B", "Qwen2.5-14B", "GRPO-LoRA", "2*H100", "116", "fsdp", "vllm0.8.3", None, 8),
     ("32B", "Qwen2.5-32B", "GRPO-LoRA", "4*H100", "180", "fsdp", "vllm0.8.3", None, 4),
     ("70B", "Qwen2-70B", "GRPO", "32*H20", "\\", "fsdp", "vllm0.8.2", None, 5),
@@ -120,17 +131,26 @@ DEFECTS = {
         ("rlresources.script_record", "max_batch"),  # its log says 100 ran
     },
     ("7b", 1): {("rlresources.script_sanity", "script")},  # /opt on PYTHONPATH, an override twice, a deprecated key
-    ("14b", 0): {("rlresources.script_missing", "script")},  # the link misspells qwen2_14b_…
+    ("14b", 0): {  # the link misspells qwen2_14b_…, and the script it means is checked in its place:
+        ("rlresources.script_missing", "script"),
+        ("rlresources.naming", "script"),  # qwen2_14b_… has seven fields
+        ("rlresources.script_model", "model"),  # it loads Qwen2.5-Coder-14B
+        ("rlresources.script_sanity", "script"),  # /opt on PYTHONPATH
+        ("rlresources.engine_version", "infer_version"),  # 0.8.2 < setup.py's 0.8.3
+    },
     ("14b", 1): {("rlresources.naming", "script")},  # qwen2-14b_… loads Qwen2.5-14B
     ("32b", 0): {("rlresources.script_record", "max_batch")},  # 45 per GPU failed
     ("70b", 0): {
         ("rlresources.script_sanity", "script"),  # model.path=model_path, $data_path never set
         ("rlresources.engine_version", "infer_version"),  # 0.8.2 < setup.py's 0.8.3
+        ("rlresources.script_model", "model"),  # read as $model_path: Qwen2-72B, the row says Qwen2-70B
+        ("rlresources.naming", "script"),  # qwen2-70b_… loads Qwen2-72B
     },
     ("70b", 1): {
         ("rlresources.naming", "script"),  # qwen2-70b_… loads Qwen2-72B
         ("rlresources.script_model", "model"),  # the row says Qwen2-70B
     },
+    ("70b", 2): {("rlresources.naming", "script")},  # a 72B script in the 70b/ folder
 }
 
 
@@ -144,10 +164,8 @@ def legacy_script(index: int, sweep: bool = False, rewritten: bool = False) -> s
     model_line = "model_path=Qwen/Qwen2-72B-Instruct\n" if model == "model_path" else f"MODEL_PATH={model}\n"
     model_value = "model_path" if model == "model_path" else "$MODEL_PATH"
     data = "$data_path" if model == "model_path" else "data/gsm8k/train.parquet"
-    deprecated = "    actor_rollout_ref.actor.ppo_micro_batch_size=16 \\\n" if extra.startswith("export PY") else ""
-    twice = (
-        "    actor_rollout_ref.model.enable_gradient_checkpointing=True \\\n" if extra.startswith("export PY") else ""
-    )
+    deprecated = "    actor_rollout_ref.actor.ppo_micro_batch_size=16 \\\n" if ":$PYTHONPATH" in extra else ""
+    twice = "    actor_rollout_ref.model.enable_gradient_checkpointing=True \\\n" if ":$PYTHONPATH" in extra else ""
     lora_line = f"    actor_rollout_ref.model.lora_rank={lora} \\\n" if lora else ""
     return (
         "#!/usr/bin/env bash\n"

@@ -401,3 +401,22 @@ def test_a_chain_through_a_recipe_parent_and_a_megatron_config() -> None:
     run = read_file(SCRIPT, "x/run.sh", None, files)
     assert run.train_backend.value == "megatron" and "ppo_megatron_trainer" in run.train_backend.written
     assert (run.lora_rank.value, run.lora_rank.file, run.lora_rank.line) == (32, "x/config/base_trainer.yaml", 6)
+
+
+def test_a_variables_bare_name_is_read_as_the_variable_it_means() -> None:
+    # volcengine/verl@b178a3c examples/tuning/70b/qwen2-70b_grpo_32_h20_fsdp_vllm.sh:5,16 (written for this test)
+    script = (
+        "model_path=Qwen/Qwen2-72B-Instruct\n"
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \\\n"
+        "    actor_rollout_ref.model.path=model_path trainer.n_gpus_per_node=8 trainer.nnodes=4\n"
+    )
+    run = read_file(script, "run.sh")
+    assert (run.model.value, run.model.origin, run.model.line) == ("Qwen/Qwen2-72B-Instruct", Origin.SET, 3)
+    assert "read as $model_path=Qwen/Qwen2-72B-Instruct" in run.model.written
+    (problem,) = [p for p in run.problems if p.kind == "missing-dollar"]
+    assert problem.key == "" and problem.message.endswith(
+        "the checks read it as $model_path ('Qwen/Qwen2-72B-Instruct')"
+    )
+    unknown = read_file(script.replace("model_path=Qwen/Qwen2-72B-Instruct", "model_path=$1"), "run.sh")
+    assert unknown.model.value == "model_path"  # a variable known only at run time: blamed, and not compared
+    assert [p.key for p in unknown.problems if p.kind == "missing-dollar"] == ["actor_rollout_ref.model.path"]

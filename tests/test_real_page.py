@@ -81,6 +81,12 @@ def test_every_defect_is_found_and_nothing_else(
     _status, text, _err = cli(repo, capsys, "lint")
     assert "did you mean 'examples/tuning/14b/qwen2_14b_grpo_4_h800_fsdp_vllm.sh'? It runs 4 GPUs, fsdp, vllm, " in text
     assert "Qwen/Qwen2.5-Coder-14B-Instruct" in text
+    # the last misses of the real page (issue 36): each finding says what it was read from
+    meant = "(checked on 'examples/tuning/14b/qwen2_14b_grpo_4_h800_fsdp_vllm.sh', which the broken link surely means)"
+    assert text.count(meant) == 4  # the name, the model, /opt on PYTHONPATH, the engine version
+    assert "the checks read it as $model_path ('Qwen/Qwen2-72B-Instruct')" in text
+    assert "(read as $model_path=Qwen/Qwen2-72B-Instruct: the '$' is missing)" in text
+    assert "says 72B but it lives in 70b/, the folder of 70B scripts" in text
     assert "(changed by " in text and "'[recipe] feat: an unrelated integration')" in text
     assert "quickstart" not in text  # the sweep changed nothing a row states
 

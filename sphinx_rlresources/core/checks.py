@@ -6,6 +6,7 @@ so a contributor sees the same findings before pushing as CI does after.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import os
@@ -375,8 +376,13 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             continue
         blob = found.files.get((ref, PurePosixPath(entry.script).as_posix()))
         if blob is None or (ref, PurePosixPath(entry.script).as_posix()) in found.links:
-            dataset.diagnostics.append(_not_pinned(repo, entry, ref, blob is not None))
-            dataset.diagnostics.extend(check_naming(entry, None, rule))
+            candidate = _candidate(repo, ref, entry) if blob is None and cross_check else None
+            dataset.diagnostics.append(_not_pinned(repo, entry, ref, blob is not None, candidate))
+            if candidate is not None and candidate.run is not None:
+                requires = _requires(declared, dataset, ref, repo)
+                dataset.diagnostics.extend(_on_candidate(entry, candidate, rule, requires))
+            else:
+                dataset.diagnostics.extend(check_naming(entry, None, rule))
             continue
         dataset.linkable.add(entry.script)
         if blob.data is None:
@@ -395,15 +401,63 @@ def check_pinned(dataset: DataSet, rows: list[Entry], cross_check: bool, rule: N
             run = rowscript.run_of(blob.data, PurePosixPath(entry.script).as_posix(), entry.env, files)
         dataset.diagnostics.extend(check_naming(entry, run, rule))
         if run is not None:
-            if ref not in declared:
-                declared[ref] = requirements.declared(dataset.root, ref, repo)
-            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, declared[ref]))
+            requires = _requires(declared, dataset, ref, repo)
+            dataset.diagnostics.extend(crosscheck.cross_check(entry, run, entry.script, requires))
             read_at_ref.append((entry, run))
         check_plausible(dataset, entry, run)
     history.check_pinned_history(dataset, read_at_ref, repo)
 
 
-def _not_pinned(repo: git.Repo, entry: Entry, ref: str, link: bool) -> Diagnostic:
+def _requires(
+    declared: dict[str, tuple[Requirement, ...]], dataset: DataSet, ref: str, repo: git.Repo
+) -> tuple[Requirement, ...]:
+    """The engine bounds the metadata declares at ``ref``, read once per ref however many rows pin it."""
+    if ref not in declared:
+        declared[ref] = requirements.declared(dataset.root, ref, repo)
+    return declared[ref]
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """The one script a missing link surely means: its name differs only in ``-``/``_`` and case."""
+
+    path: str
+    run: Run | None
+
+
+def _candidate(repo: git.Repo, ref: str, entry: Entry) -> Candidate | None:
+    """The folder's one script whose name is the missing one but for its separators (verl's ``qwen2_14b_…``)."""
+    folder = PurePosixPath(entry.script).parent.as_posix()
+    folder = "" if folder == "." else folder
+    try:
+        names = [n for n in repo.list_folder(ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
+    except git.GitUnavailable:
+        return None
+    same = [n for n in names if n != entry.script_name and _bare(n) == _bare(entry.script_name)]
+    if len(same) != 1:
+        return None  # none, or several: which one was meant is not sure
+    path = f"{folder}/{same[0]}" if folder else same[0]
+    return Candidate(path, rowscript.row_script(path, ref, repo.root, entry.env, repo).run)
+
+
+def _bare(name: str) -> str:
+    return _WORD_BREAK.sub("", name.lower())
+
+
+def _on_candidate(
+    entry: Entry, candidate: Candidate, rule: NamingRule, requires: tuple[Requirement, ...]
+) -> list[Diagnostic]:
+    """The row's checks on the script its link surely means, each saying so: what the broken link hides."""
+    run = candidate.run
+    if run is None:
+        return []
+    meant = dataclasses.replace(entry, script=candidate.path)
+    found = check_naming(meant, run, rule) + crosscheck.cross_check(meant, run, candidate.path, requires)
+    note = f" (checked on '{candidate.path}', which the broken link surely means)"
+    return [dataclasses.replace(d, message=d.message + note) for d in found]
+
+
+def _not_pinned(repo: git.Repo, entry: Entry, ref: str, link: bool, candidate: Candidate | None = None) -> Diagnostic:
     """Why a pinned row has no script to read at its ref: none is there, or git stores a symbolic link there."""
     if link:
         return row_diagnostic(
@@ -417,31 +471,36 @@ def _not_pinned(repo: git.Repo, entry: Entry, ref: str, link: bool) -> Diagnosti
         entry,
         "script",
         Subtype.SCRIPT_MISSING,
-        f"script '{entry.script}' does not exist at {ref}{pinned_hint(repo, ref, entry)}",
+        f"script '{entry.script}' does not exist at {ref}{pinned_hint(repo, ref, entry, candidate)}",
     )
 
 
-def pinned_hint(repo: git.Repo, ref: str, entry: Entry) -> str:
+def pinned_hint(repo: git.Repo, ref: str, entry: Entry, candidate: Candidate | None = None) -> str:
     """ "Did you mean" for a script missing at its ref, with what the script it probably means runs.
 
     The same bounded comparison as for a checked-out script (:class:`Hints`), over the
     names git stores in that folder at the ref; the reader is told what the near name
     asks for, so a misspelled link that hides a wrong model or GPU count is found too.
+    A ``candidate`` (the one name that differs only in separators) is the one meant, and
+    the row's checks run on it.
     """
-    folder = PurePosixPath(entry.script).parent.as_posix()
-    folder = "" if folder == "." else folder
-    try:
-        names = [n for n in repo.list_folder(ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
-    except git.GitUnavailable:
-        names = []
-    close, too_many = Hints.closest_in(names, entry.script_name, entry.model)
-    if close is None:
-        if too_many:
-            return f"; check the path (its folder has {too_many} scripts like it at {ref}, too many to suggest one)"
-        return "; check the path, or the script_ref"
-    path = f"{folder}/{close}" if folder else close
+    if candidate is not None:
+        path, asked = candidate.path, candidate.run
+    else:
+        folder = PurePosixPath(entry.script).parent.as_posix()
+        folder = "" if folder == "." else folder
+        try:
+            names = [n for n in repo.list_folder(ref, folder) if n.endswith((".sh", ".yaml", ".yml"))]
+        except git.GitUnavailable:
+            names = []
+        close, too_many = Hints.closest_in(names, entry.script_name, entry.model)
+        if close is None:
+            if too_many:
+                return f"; check the path (its folder has {too_many} scripts like it at {ref}, too many to suggest one)"
+            return "; check the path, or the script_ref"
+        path = f"{folder}/{close}" if folder else close
+        asked = rowscript.row_script(path, ref, repo.root, entry.env, repo).run
     hint = f"; did you mean '{path}'?"
-    asked = rowscript.row_script(path, ref, repo.root, entry.env, repo).run
     if asked is not None:
         said = [
             f"{asked.gpus.value} GPUs" if crosscheck.known(asked.gpus) else "",
@@ -451,4 +510,6 @@ def pinned_hint(repo: git.Repo, ref: str, entry: Entry) -> str:
         ]
         if any(said):
             hint += f" It runs {', '.join(part for part in said if part)}"
+    if candidate is not None:
+        hint += "; the row's checks run on it in its place"
     return hint

@@ -91,10 +91,13 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
         keyed.append((field, key))
         value, tail = _value_of(field, raw_key)
         override = Override(key, value, field.word.raw, field.line, tail, field.origin, field.file)
+        mistakes = _check(field, key, raw_key, set_names)
+        if mistakes:
+            override, mistakes = _meant(override, mistakes[0], interpreter)
         if key in overrides:
             duplicates.append((overrides[key], override))
         overrides[key] = override  # Hydra: the last one wins
-        problems.extend(_check(field, key, raw_key, set_names))
+        problems.extend(mistakes)
     listed, more = unset_uses(keyed)
     problems.extend(ScriptProblem(f.line, unset_message(f, name), key, kind="unset") for f, key, name in listed)
     if more.uses:
@@ -160,6 +163,25 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
             )
         )
     return problems
+
+
+def _meant(
+    override: Override, problem: ScriptProblem, interpreter: Interpreter
+) -> tuple[Override, list[ScriptProblem]]:
+    """A value passed as a variable's bare name, read as the variable it obviously meant (the problem says so).
+
+    ``actor_rollout_ref.model.path=model_path`` beside ``model_path=Qwen/Qwen2-72B-Instruct``
+    (volcengine/verl@b178a3c examples/tuning/70b/qwen2-70b_grpo_32_h20_fsdp_vllm.sh:5,16) is a
+    script that fails as written, and one that trains Qwen2-72B once the ``$`` is added: the
+    checks compare the row with the second, since that is the run the row was measured with.
+    """
+    name = override.value or ""
+    variable = interpreter.vars.get(name)
+    if problem.kind != "missing-dollar" or variable is None or variable.value is None:
+        return override, [problem]  # an array's name, or a value known only at run time: not compared
+    meant = override._replace(value=variable.value, tail=variable.value, origin=variable.origin, meant=name)
+    said = f"{problem.message}; the checks read it as ${name} ({shown(variable.value)})"
+    return meant, [ScriptProblem(problem.line, said, "", problem.kind, problem.severity)]
 
 
 def _looks_like_a_variable(key: str, word: str) -> bool:

@@ -22,6 +22,11 @@ RAN = frozenset({"√", "✓", "✔", "ok", "pass", "passed", "success"})
 _REQUIRES = re.compile(
     r"\b(vllm|sglang)\b[^\n#]{0,40}?(?:>=|≥|at least|or newer|or later)\s*v?([0-9]+(?:\.[0-9]+){1,3})", re.IGNORECASE
 )
+_REQUIRES_AFTER = re.compile(
+    r"\b(vllm|sglang)\b[\s:=v]{0,4}([0-9]+(?:\.[0-9]+){1,3})\s*(?:\+(?!\w)|or newer|or later|or above|and above)",
+    re.IGNORECASE,
+)
+"""``vllm 0.8.3 or newer``, ``sglang 0.4.6+``: the bound written after the version."""
 MAX_LOGS = 16
 SCRIPT_COMMENT = "the script's comment"
 
@@ -62,6 +67,7 @@ def requirements(text: str) -> tuple[Requirement, ...]:
         comment = line.partition("#")[2] if "#" in line else ""
         if not comment or len(comment) > 400:
             continue
-        for match in _REQUIRES.finditer(comment):
-            found.append(Requirement(match.group(1).lower(), match.group(2), number, SCRIPT_COMMENT))
+        for pattern in (_REQUIRES, _REQUIRES_AFTER):
+            for match in pattern.finditer(comment):
+                found.append(Requirement(match.group(1).lower(), match.group(2), number, SCRIPT_COMMENT))
     return tuple(found[:MAX_LOGS])

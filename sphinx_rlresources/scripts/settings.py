@@ -31,10 +31,14 @@ class Override(NamedTuple):
     """Where the value came from (:class:`~sphinx_rlresources.scripts.run.Origin`'s values)."""
     file: str = ""
     """The file ``line`` is in, when not the script itself (a sourced or delegated one)."""
+    meant: str = ""
+    """The variable a bare word was read as (``model.path=model_path`` read as ``$model_path``)."""
 
     @property
     def shown(self) -> str:
         """``key=value`` with the resolved value, or as written when it is unknown."""
+        if self.meant:
+            return f"{self.raw} (read as ${self.meant}={self.value}: the '$' is missing)"
         return f"{self.key}={self.value}" if self.value is not None else self.raw
 
 
