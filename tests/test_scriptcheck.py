@@ -6,12 +6,14 @@ in several styles) and rows that each disagree once (70B, 14B).
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import REPO, TESTS, warning_lines
+from helpers import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -404,3 +406,51 @@ def test_never_raises(
     for found in scriptcheck.cross_check(row, script, "x.sh"):
         assert found.subtype in CROSS_SUBTYPES
         assert found.message
+
+
+def test_a_broken_links_one_candidate_is_checked_in_its_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verl's 14B row links qwen2-14b_… where qwen2_14b_… lives: the row is checked against that script."""
+    folder = tmp_path / S14
+    folder.mkdir(parents=True)
+    # In the idiom of volcengine/verl@b178a3c examples/tuning/14b/qwen2_14b_grpo_4_h800_fsdp_vllm.sh (written here).
+    (folder / "qwen2_14b_grpo_4_h800_fsdp_vllm.sh").write_text(
+        "PYTHONPATH=/opt/tiger/open_verl python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo \\\n"
+        "    actor_rollout_ref.model.path=Qwen/Qwen2.5-Coder-14B-Instruct actor_rollout_ref.rollout.name=vllm \\\n"
+        "    actor_rollout_ref.rollout.n=5 trainer.n_gpus_per_node=4 trainer.nnodes=1\n",
+        "utf-8",
+    )
+    (tmp_path / "data").mkdir()
+    row = textwrap.dedent(
+        """\
+        size: 14B
+        entries:
+          - tag: MIN
+            model: Qwen2-14B
+            task: GRPO
+            gpus: 4
+            device: H800
+            max_batch: null
+            train: fsdp
+            infer: vllm
+            script: examples/tuning/14b/qwen2-14b_grpo_4_h800_fsdp_vllm.sh
+            contributor: {name: T}
+        """
+    )
+    (tmp_path / "data" / "14b.yaml").write_text(row, "utf-8")
+    meant = f"(checked on '{S14}/qwen2_14b_grpo_4_h800_fsdp_vllm.sh', which the broken link surely means)"
+
+    def lint() -> list[tuple[str, str]]:
+        status, out, _err = cli(tmp_path, capsys, "lint", "--format", "json")
+        assert status == 1
+        return sorted((item["code"].split(".")[1], item["message"]) for item in json.loads(out))
+
+    found = lint()
+    # the script still has no row of its own name: that stays said, once, as before
+    codes = ["naming", "orphan_script", "script_missing", "script_model", "script_sanity"]
+    assert [code for code, _message in found] == codes
+    assert all(message.endswith(meant) for code, message in found if code not in ("script_missing", "orphan_script"))
+    assert "The row's checks run on it in its place" in found[2][1]
+    (folder / "qwen2_14B_grpo_4_h800_fsdp_vllm.sh").write_text("", "utf-8")  # two candidates: none is sure
+    assert [code for code, _message in lint()] == ["orphan_script", "orphan_script", "script_missing"]

@@ -55,6 +55,10 @@ class Hints:
         parts = name.lower().split("_")
         return parts[0], "_".join(parts[:2])
 
+    def names(self, folder: Path) -> list[str]:
+        """Every ``*.sh`` of the folder, listed once per load."""
+        return self._groups(folder)[""]
+
     def _groups(self, folder: Path) -> dict[str, list[str]]:
         if folder not in self.folders:
             try:
@@ -274,12 +278,14 @@ def check_entries(
             continue
         if entry.script_ref is not None:
             refused = path_problem(entry)
-            if refused is not None:
-                dataset.diagnostics.append(refused)
-            else:
-                pinned.append(entry)
+            dataset.diagnostics.extend([refused] if refused is not None else [])
+            pinned.extend([entry] if refused is None else [])
             continue
         path, problem = resolve_script(entry, dataset.root, known, hints)
+        meant = _checked_out_candidate(dataset.root, entry, known, hints) if cross_check and missing(problem) else None
+        if problem is not None and meant is not None:  # the one script the link surely means: checked in its place
+            dataset.diagnostics.extend(_on_candidate_here(problem, entry, meant, rule, declared()))
+            continue
         if problem is not None:
             dataset.diagnostics.append(problem)
             if problem.subtype is Subtype.SCRIPT_PATH:
@@ -438,6 +444,36 @@ def _candidate(repo: git.Repo, ref: str, entry: Entry) -> Candidate | None:
         return None  # none, or several: which one was meant is not sure
     path = f"{folder}/{same[0]}" if folder else same[0]
     return Candidate(path, rowscript.row_script(path, ref, repo.root, entry.env, repo).run)
+
+
+def missing(problem: Diagnostic | None) -> bool:
+    """Whether a row's script problem says it does not exist (the one a candidate may answer)."""
+    return problem is not None and problem.subtype is Subtype.SCRIPT_MISSING
+
+
+def _checked_out_candidate(root: Path, entry: Entry, known: dict[Path, Path], hints: Hints) -> Candidate | None:
+    """The working tree's one script a missing link surely means, read through the same guards as a row's own."""
+    folder = real_path(root).joinpath(*script_path(entry.script).parent.parts)
+    if status(folder / entry.script_name) is not None:
+        return None  # there, but unreadable: no other script is meant
+    same = [n for n in hints.names(folder) if n != entry.script_name and _bare(n) == _bare(entry.script_name)]
+    if len(same) != 1:
+        return None
+    text = (script_path(entry.script).parent / same[0]).as_posix()
+    meant = dataclasses.replace(entry, script=text)
+    path, problem = resolve_script(meant, root, known, hints)
+    if path is None or problem is not None:
+        return None
+    return Candidate(text, _read_checked_out(meant, path, root))
+
+
+def _on_candidate_here(
+    problem: Diagnostic, entry: Entry, candidate: Candidate, rule: NamingRule, requires: tuple[Requirement, ...]
+) -> list[Diagnostic]:
+    """The missing-script finding, saying the candidate is checked in its place, then its checks."""
+    said = f"script '{entry.script}' does not exist under the repository root; did you mean '{candidate.path}'?"
+    missing = dataclasses.replace(problem, message=f"{said} The row's checks run on it in its place")
+    return [missing, *_on_candidate(entry, candidate, rule, requires)]
 
 
 def _bare(name: str) -> str:
