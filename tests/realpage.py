@@ -150,7 +150,6 @@ DEFECTS = {
         ("rlresources.naming", "script"),  # qwen2-70b_… loads Qwen2-72B
         ("rlresources.script_model", "model"),  # the row says Qwen2-70B
     },
-    ("70b", 2): {("rlresources.naming", "script")},  # a 72B script in the 70b/ folder
 }
 
 

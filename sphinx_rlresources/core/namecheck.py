@@ -17,7 +17,7 @@ from sphinx_rlresources.core.model import Entry
 from sphinx_rlresources.core.naming import NamingRule
 from sphinx_rlresources.estimator.devices import canonical
 from sphinx_rlresources.safe.models import loaded_model, model_key
-from sphinx_rlresources.safe.sizes import billions_in_name, parameters
+from sphinx_rlresources.safe.sizes import billions_in_name
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.frameworks import name_says_task
 from sphinx_rlresources.scripts.frameworks.vocabulary import family
@@ -259,43 +259,18 @@ def check_size(entry: Entry, named_model: str | None) -> list[Diagnostic]:
         )
     said = _size_of(named_model or "")
     # A section groups sizes (70B holds 72B models); it misleads only when the row hides the size too.
-    if not said:
-        return found
-    if said == section or folder not in (section, "") or _size_of(entry.model) == said:
-        return found + _folder_size(entry, folder, said)
-    where = f"its folder ({folder}/) and " if folder else ""
-    found.append(
-        Diagnostic(
-            entry.source.path,
-            *entry.at("script"),
-            Subtype.NAMING,
-            f"script name '{entry.script_name}' says {said.upper()}, but {where}the row's section say "
-            f"{entry.size}, and the row's model '{entry.model}' does not say {said.upper()} either: a reader "
-            f"looking for {said.upper()} does not find it; name the model with its size",
-            severity="warning",
-            json_path=f"{entry.source.json_path}.script",
+    if said and said != section and folder in (section, "") and _size_of(entry.model) != said:
+        where = f"its folder ({folder}/) and " if folder else ""
+        found.append(
+            Diagnostic(
+                entry.source.path,
+                *entry.at("script"),
+                Subtype.NAMING,
+                f"script name '{entry.script_name}' says {said.upper()}, but {where}the row's section say "
+                f"{entry.size}, and the row's model '{entry.model}' does not say {said.upper()} either: a reader "
+                f"looking for {said.upper()} does not find it; name the model with its size",
+                severity="warning",
+                json_path=f"{entry.source.json_path}.script",
+            )
         )
-    )
     return found
-
-
-def _folder_size(entry: Entry, folder: str, said: str) -> list[Diagnostic]:
-    """A size folder holding a script its name says is of another size (verl's ``70b/qwen2-72b_…``).
-
-    Unlike a section of the page, a folder is where a reader looks for a file by its size:
-    the 72B script is not in a ``72b/`` folder, and ``70b/`` holds another model's.
-    """
-    if billions_in_name(folder) != [folder] or parameters(folder) == parameters(said):
-        return []
-    return [
-        Diagnostic(
-            entry.source.path,
-            *entry.at("script"),
-            Subtype.NAMING,
-            f"script name '{entry.script_name}' says {said.upper()} but it lives in {folder}/, the folder of "
-            f"{folder.upper()} scripts: a reader looking for {said.upper()} does not find it there; move it to a "
-            f"{said}/ folder",
-            severity="warning",
-            json_path=f"{entry.source.json_path}.script",
-        )
-    ]
