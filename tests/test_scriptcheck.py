@@ -141,7 +141,7 @@ EXPECTED: list[tuple[Any, ...]] = [
         "script_sanity",
         f"{S70}/qwen2-70b_grpo_8_mi300x_fsdp_vllm.sh:10: actor_rollout_ref.model.path=model_path passes the word "
         "'model_path', which is the name of a variable the script sets: a missing '$'? write "
-        "actor_rollout_ref.model.path=$model_path",
+        "actor_rollout_ref.model.path=$model_path; the checks read it as $model_path ('Qwen/Qwen2-70B-Instruct')",
     ),
 ]
 
@@ -336,8 +336,14 @@ def test_engines(infer: str, engine: str, agrees: bool) -> None:
 
 
 def test_a_blamed_value_is_not_compared_twice() -> None:
-    script = "ENGINE=sglang\npython3 t.py actor_rollout_ref.rollout.name=ENGINE\n"
+    script = "ENGINE=$1\npython3 t.py actor_rollout_ref.rollout.name=ENGINE\n"
     assert subtypes(entry(infer="vllm"), script) == ["script_sanity"]
+
+
+def test_a_bare_name_read_as_its_variable_is_compared() -> None:
+    script = "ENGINE=sglang\npython3 t.py actor_rollout_ref.rollout.name=ENGINE\n"
+    assert subtypes(entry(infer="vllm"), script) == ["script_sanity", "script_infer"]  # the script means sglang
+    assert subtypes(entry(infer="sglang"), script) == ["script_sanity"]
 
 
 def test_an_unknown_train_value_is_not_compared() -> None:

@@ -235,11 +235,12 @@ def test_sanity_problems() -> None:
         """
     )
     assert [(p.line, p.key, p.message) for p in found.problems] == [
-        (
+        (  # read as the variable it plainly means, so no longer a value blamed (issue 36)
             3,
-            "actor_rollout_ref.model.path",
+            "",
             "actor_rollout_ref.model.path=model_path passes the word 'model_path', which is the name "
-            "of a variable the script sets: a missing '$'? write actor_rollout_ref.model.path=$model_path",
+            "of a variable the script sets: a missing '$'? write actor_rollout_ref.model.path=$model_path; "
+            "the checks read it as $model_path ('Qwen/Qwen2-7B-Instruct')",
         ),
         (
             4,
@@ -380,4 +381,14 @@ def test_a_plain_word_is_a_value_even_if_a_variable_has_its_name() -> None:
         python3 t.py data.prompt_key=prompt trainer.nnodes=nnodes a.mode=MODE a.gpus=n_gpus
         """
     )
-    assert [p.key for p in found.problems] == ["trainer.nnodes", "a.mode", "a.gpus"]
+    assert [p.message.rsplit("; ", 1)[1] for p in found.problems] == [
+        "the checks read it as $nnodes ('2')",
+        "the checks read it as $MODE ('a')",
+        "the checks read it as $n_gpus ('8')",
+    ]
+    assert [found.text(k) for k in ("data.prompt_key", "trainer.nnodes", "a.mode", "a.gpus")] == [
+        "prompt",
+        "2",
+        "a",
+        "8",
+    ]

@@ -17,12 +17,13 @@ is not in the checkout gives no chain at all, so what the script does not say st
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sphinx_rlresources.safe.yamlsafe import YamlError, load
+from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, inside
 from sphinx_rlresources.scripts.frameworks.inherit import MAX_CONFIG_CHARS, SELF, Parent, merge_chain
 from sphinx_rlresources.scripts.interpreter import Command
@@ -54,8 +55,8 @@ NO_CHAIN = Chain()
 
 def config_chain(command: Command, s: ScriptSettings, files: Files | None) -> Chain:
     """The chain of the config a verl launch runs with, when the checkout holds it; :data:`NO_CHAIN` otherwise."""
-    if files is None or s.entry_point is None or (s.config_name is None and s.config_name_line):
-        return NO_CHAIN  # nothing to read, or a --config-name known only at run time
+    if files is None or s.entry_point is None or s.stock_config or (s.config_name is None and s.config_name_line):
+        return NO_CHAIN  # nothing to read, verl's own config (defaults known), or a --config-name known at run time
     source = _entry_source(files, s.entry_point)
     main = _hydra_main(files, source) if source is not None else None
     name = _stem(s.config_name) if s.config_name is not None else main[1] if main is not None else None
@@ -169,7 +170,7 @@ class _Defaults:
     def __call__(self, value: Any, including: str) -> list[Parent]:
         named = value.get("defaults") if isinstance(value, dict) else None
         found: list[Parent] = []
-        for item in named if isinstance(named, list) else []:
+        for item in _listed(named):
             if item == SELF:
                 found.append(Parent(SELF, None))
             elif isinstance(item, str) and _stem(item) in STOCK_CONFIGS:
@@ -182,13 +183,38 @@ class _Defaults:
         return found
 
 
-def _chain(text: str, path: str, files: Files) -> Chain:
+@functools.lru_cache(maxsize=16)
+def _document(text: str) -> YamlDocument | None:
+    """A config parsed once per text: the examples of one folder name the same config, script after script."""
     try:
         document = load(text, merge_keys=True) if len(text) <= MAX_CONFIG_CHARS else None
     except YamlError:
+        return None
+    return document if document is not None and isinstance(document.value, dict) else None
+
+
+def _chain(text: str, path: str, files: Files) -> Chain:
+    document = _document(text)
+    if document is None:
         return NO_CHAIN
-    if document is None or not isinstance(document.value, dict):
-        return NO_CHAIN
+    named = document.value.get("defaults")
+    if not any(isinstance(n, str) and n != SELF and _stem(n) not in STOCK_CONFIGS for n in _listed(named)):
+        return _own_chain(text, path)  # no parent file: the chain is the text's alone, made once
+    return _merged(document, path, files)
+
+
+def _listed(named: Any) -> list[Any]:
+    return named if isinstance(named, list) else []
+
+
+@functools.lru_cache(maxsize=16)
+def _own_chain(text: str, path: str) -> Chain:
+    """The chain of a config that inherits no file but verl's own (most of them), kept for the next script."""
+    document = _document(text)
+    return _merged(document, path, None) if document is not None else NO_CHAIN
+
+
+def _merged(document: YamlDocument, path: str, files: Files | None) -> Chain:
     defaults = _Defaults()
     merged, _problems = merge_chain(document, path, files, defaults, _SKIP)
     if not defaults.plain or merged.unread or len(set(defaults.stock)) > 1:
