@@ -41,7 +41,7 @@ from typing import Any
 from sphinx_rlresources.estimator.architectures import bundled
 from sphinx_rlresources.estimator.devices import canonical, device_memory
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
-from sphinx_rlresources.estimator.memory import BUDGETS, Result, estimate
+from sphinx_rlresources.estimator.memory import BUDGETS, GIB, Estimate, Result, estimate
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
 COUNTERS = ("torch+engine", "torch-trainer", "device", "device-trainer", "unstated")
@@ -193,16 +193,30 @@ def check(found: Point) -> Checked:
     result = estimate(arch, plan)
     if found.counter == "torch+engine":  # torch keeps counting the sleeping engine's pool
         awake = replace(plan, free_cache_engine=False)
-        expected = estimate(arch, awake).expected.peak_gib
+        expected = allocated(estimate(arch, awake).expected, trainer=False)
         # torch sees the pool (weights and KV cache), not the part of the claim the engine keeps
         # for its own activations and CUDA context: the least it can see is its weights and one
         # sequence's KV cache, the floor of an engine whose budget is not stated.
         floor = estimate(arch, replace(awake, memory_fraction=None)).floor.peak_gib
-    elif found.counter in ("torch-trainer", "device-trainer"):
+    elif found.counter == "torch-trainer":
+        floor, expected = result.floor.trainer_gib, allocated(result.expected, trainer=True)
+    elif found.counter == "device-trainer":
         floor, expected = result.floor.trainer_gib, result.expected.trainer_gib
     else:
         floor, expected = result.floor.peak_gib, result.expected.peak_gib
     return Checked(found, result, floor, expected)
+
+
+def allocated(found: Estimate, trainer: bool) -> float:
+    """The peak torch's ``max_memory_allocated`` sees: every moment without what no tensor holds
+    (the CUDA context, the allocator's reserve) and, for the trainer's own, without the engine."""
+    resident = found.resident_bytes
+    totals = [
+        m.total(resident) - m.runtime_bytes - (m.engine_bytes if trainer else 0.0)
+        for m in found.moments
+        if m.with_resident or not trainer
+    ]
+    return max(totals, default=resident) / GIB
 
 
 def checked(path: Path) -> list[Checked]:

@@ -106,3 +106,40 @@ def test_the_held_out_set_reads_and_shares_no_run_with_the_others() -> None:
     others = [c.point for c in CHECKED + MEASURED_GPU]
     assert not {p.id for p in held} & {p.id for p in others}
     assert not {p.values["source"] for p in held} & {p.values["source"] for p in others}
+
+
+def test_the_runtime_term_brings_the_gpu_set_within_reach_and_never_over() -> None:
+    """The CUDA context and the allocator's reserve (issue 37): NVML sees them, and without them
+    only 36% of the GPU-measured runs were within 30% (median 0.57)."""
+    spread = distribution(MEASURED_GPU)
+    assert spread["within_30_percent"] > 0.55 and spread["median"] > 0.7
+    assert spread["max"] <= 1.05  # calibrated low: the expected peak is never far above a measured one
+
+
+def test_the_seed_lora_rows_that_ran_are_not_likely_oom() -> None:
+    """verl's seed rows (0.5B at 116, 1.5B at 128, 3B at 62 on one H100) ran: at gsm8k's logged
+    mean lengths they fit; at the full 1,536 tokens each they read 113 to 211 GiB."""
+    seed = [c for c in CHECKED if c.point.id.startswith("verl-tuning-lora-") and c.point.outcome == "ran"]
+    assert len(seed) >= 10
+    assert sum(c.result.verdict == "likely-oom" for c in seed) == 0
+
+
+@pytest.mark.parametrize("wider", [0.05, 0.10])
+def test_a_wider_likely_oom_margin_flags_more_runs_that_ran_than_ooms(wider: float) -> None:
+    """The margin of ``likely-oom`` (the expected peak above the device itself) is the calibrated one:
+    calling it from 5% or 10% below the device flags at least as many runs that ran as OOMs more."""
+    rows = CHECKED + MEASURED_GPU
+
+    def flagged(outcome: str, margin: float) -> int:
+        return sum(
+            c.result.verdict == "does-not-fit" or c.result.expected_gib > c.result.plan.device_gib * (1 - margin)
+            for c in rows
+            if c.point.outcome == outcome
+        )
+
+    assert flagged("ran", 0.0) == sum(
+        c.result.verdict in ("likely-oom", "does-not-fit") for c in rows if c.point.outcome == "ran"
+    )
+    more_ran = flagged("ran", wider) - flagged("ran", 0.0)
+    more_oom = flagged("oom", wider) - flagged("oom", 0.0)
+    assert more_ran >= more_oom

@@ -61,6 +61,18 @@ DEFAULT_MAX_NUM_SEQS = 256
 """vLLM's default ``max_num_seqs``: the most sequences an engine batches when nothing says."""
 ADAM_BYTES = 16
 """Parameter, gradient and optimizer bytes per trainable parameter with mixed-precision Adam."""
+CUDA_CONTEXT = 1.12 * 2**30
+"""The CUDA context of a trainer process, before any tensor: 1.12 GiB measured by
+``benchmarks/measure_memory.py`` on an H200 (torch 2.11, CUDA 13; every row of
+``benchmarks/measured_gpu.csv`` notes it).  No torch counter sees it; NVML does."""
+ALLOCATOR_RESERVE = 0.46
+"""What PyTorch's caching allocator holds beyond the live tensors at a moment's peak, per byte
+of the moment's per-token tensors (activations and logits): freed blocks it keeps cached
+and cannot reuse for a tensor of another size.  ``benchmarks/measured_gpu.csv`` gives the
+reserve of 76 runs (NVML's peak less ``max_memory_allocated`` and the context: 0.3 to
+21 GiB); over the per-token terms of the same moment it is 0.46 at the lower quartile,
+0.68 at the median.  The lower quartile is taken: a reserve counted too high would call
+runs that ran likely out of memory."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +188,8 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         later.append(("the critic's update", critic_update))
     if arch.size_only:  # an unknown shape: no per-token or per-layer term can be known
         later = [(m, [t for t in terms if not _shaped(t)]) for m, terms in later]
+    if expected:  # what no tensor holds; the floor leaves it out, as torch's counters do
+        later = [(m, [*terms, _runtime(terms)]) for m, terms in later]
 
     # -- the rollout engine
     weights, claim, claim_name = _engine(arch, plan, tp, expected, found)
@@ -193,6 +207,15 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
             asleep = "rollout weights kept in host memory while the engine sleeps"
             found.host.append(Term("host", asleep, weights * per_node))
     return found
+
+
+def _runtime(terms: list[Term]) -> Term:
+    """The CUDA context and the caching allocator's reserve beside a trainer moment's tensors."""
+    per_token = sum(t.bytes for t in terms if t.name.startswith(("activations", "logits")))
+    return Term("runtime", RUNTIME_TERM, CUDA_CONTEXT + ALLOCATOR_RESERVE * per_token)
+
+
+RUNTIME_TERM = "CUDA context and the caching allocator's reserve"
 
 
 def _shaped(term: Term) -> bool:

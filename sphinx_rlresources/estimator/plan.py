@@ -199,7 +199,8 @@ class Term(NamedTuple):
 
     phase: str
     """``resident`` (on the trainer's GPUs in every moment), ``train``, ``rollout``, ``engine``
-    (the rollout engine's claim) or ``host`` (per node)."""
+    (the rollout engine's claim), ``runtime`` (the CUDA context and the allocator's reserve:
+    memory no tensor holds, which torch's counters do not see) or ``host`` (per node)."""
     name: str
     bytes: float
 
@@ -224,6 +225,11 @@ class Moment(NamedTuple):
     @property
     def engine_bytes(self) -> float:
         return sum(t.bytes for t in self.terms if t.phase == "engine")
+
+    @property
+    def runtime_bytes(self) -> float:
+        """What no tensor holds (the CUDA context, the allocator's reserve): torch's counters leave it out."""
+        return sum(t.bytes for t in self.terms if t.phase == "runtime")
 
 
 @dataclass
