@@ -775,3 +775,19 @@ def test_the_expected_peak_counts_the_cuda_context_and_the_allocators_reserve() 
         else:
             assert runtime == []
     assert not any(t.phase == "runtime" for m in found.floor.moments for t in m.terms)
+
+
+def test_nemo_rls_dtensor_policy_keeps_fp32_parameters() -> None:
+    """NeMo-RL's DTensor worker loads the policy in fp32 (master weights), as verl's FSDP actor does."""
+    from framework_fixtures import read
+
+    run = read("nemorl", "examples/configs/recipes/llm/grpo-qwen2.5-1.5b-1n8g-24k.yaml")
+    plan = plan_for_row(Row("Qwen2.5-1.5B", None, "1.5B", "GRPO", 8, "dtensor", "vllm"), run, "H100", 79.6)
+    assert (plan.train_backend, plan.param_bytes) == ("fsdp", 4)
+    megatron = replace(run, train_backend=Found("megatron", Origin.SET))
+    assert (
+        plan_for_row(
+            Row("Qwen2.5-1.5B", None, "1.5B", "GRPO", 8, "megatron", "vllm"), megatron, "H100", 79.6
+        ).param_bytes
+        == 2
+    )

@@ -51,6 +51,10 @@ VOCABULARY = Vocabulary(
         "rm": ("RM",),
     },
     naming="nemo-rl",
+    # The DTensor policy loads the model in fp32 "to keep master weights in float32" and computes
+    # in bf16 (nemo_rl/models/policy/dtensor_policy_worker.py: AutoConfig torch_dtype=torch.float32,
+    # _parallelize_model(param_dtype=self.dtype)); Megatron keeps bf16 parameters either way.
+    fsdp_param_bytes=4,
 )
 ALGORITHMS = ("grpo", "ppo", "distillation", "dpo", "sft", "rm")
 """The top-level block that names a recipe's algorithm (one per base config)."""
