@@ -791,3 +791,20 @@ def test_nemo_rls_dtensor_policy_keeps_fp32_parameters() -> None:
         ).param_bytes
         == 2
     )
+
+
+def test_a_mixture_of_experts_counts_its_routed_copies() -> None:
+    """Issue 37: each token's top-k copies and their expert intermediates, beside the dense 34 bytes."""
+    arch = BUNDLED["qwen3-30b-a3b"]
+    plan = Plan(task="GRPO", gpus=8, device="H100", device_gib=DEVICES["H100"], micro_batch_per_gpu=8)
+    found = estimate(arch, plan)
+    tokens = 8 * (512 + 1024)
+    copy = 8 * 2 * (2 * arch.hidden + 4 * arch.moe_intermediate)  # top-8, bf16
+    update = next(m for m in found.expected.moments if m.name == "the actor's update")
+    routed = [t.bytes for t in update.terms if t.name.startswith("activations: tokens routed")]
+    assert routed == [copy * tokens]  # the layer being recomputed
+    whole = estimate(arch, replace(plan, gradient_checkpointing=False)).expected.moments[0]
+    assert [t.bytes for t in whole.terms if "routed" in t.name] == [copy * tokens * (arch.layers - arch.dense_layers)]
+    assert not any("routed" in t.name for m in found.floor.moments for t in m.terms)
+    dense = estimate(BUNDLED["qwen2.5-7b"], plan).expected
+    assert not any("routed" in t.name for m in dense.moments for t in m.terms)

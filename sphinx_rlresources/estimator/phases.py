@@ -304,8 +304,37 @@ def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) 
         return [
             Term("train", "activations: layer inputs kept for recomputation", RECOMPUTED_BYTES * width * arch.layers),
             Term("train", "activations: the layer being recomputed", whole * width),
+            *_routed(arch, plan, count, expected, 1),
         ]
-    return [Term("train", "activations (no recomputation)", whole * width * arch.layers)]
+    return [
+        Term("train", "activations (no recomputation)", whole * width * arch.layers),
+        *_routed(arch, plan, count, expected, arch.layers - arch.dense_layers),
+    ]
+
+
+def _routed(arch: Architecture, plan: Plan, count: Tokens, expected: bool, layers: int) -> list[Term]:
+    """A mixture of experts' own activations: each token copied to its top-k experts, and their intermediates.
+
+    transformers' sparse MoE blocks (``Qwen3MoeSparseMoeBlock``, ``MixtralSparseMoeBlock``)
+    gather each expert's tokens (``hidden_states[None, top_x]``), run the expert's gated MLP
+    and scale its output by the routing weight: per routed copy the gathered input and the
+    scaled output (``2·d``) and the gate, up, activation and product (``4·f_e``) are kept
+    for the backward pass, in bf16.  Korthikanti et al.'s 34 bytes count one dense MLP per
+    token; these are the top-k copies beside it.  The floor counts none: a step can route
+    its few tokens anywhere.
+    """
+    if not expected or not arch.experts or arch.size_only or layers < 1:
+        return []
+    copy = 2 * (MOE_COPY_HIDDEN * arch.hidden + MOE_COPY_INTERMEDIATE * arch.moe_intermediate)
+    per_token = arch.experts_per_token * copy / _split(plan)
+    name = f"activations: tokens routed to their top-{arch.experts_per_token} experts"
+    return [Term("train", name, per_token * count.all * layers)]
+
+
+MOE_COPY_HIDDEN = 2
+"""Hidden-wide tensors kept per routed copy of a token: the gathered input and the scaled output."""
+MOE_COPY_INTERMEDIATE = 4
+"""Expert-wide tensors kept per routed copy: the gate and up projections, the activation, their product."""
 
 
 def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool) -> list[Term]:
@@ -313,6 +342,7 @@ def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entr
     layer = (ACTIVATION_BYTES if expected else RECOMPUTED_BYTES) * arch.hidden * count.all / _split(plan)
     return [
         Term("train", "activations: one layer's forward pass", layer),
+        *_routed(arch, plan, count, expected, 1),
         *_logits(arch, plan, count, expected, entropy=entropy, chunked=plan.entropy_chunking),
     ]
 
