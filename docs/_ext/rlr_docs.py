@@ -244,11 +244,27 @@ class MemoryPoints(SphinxDirective):
             return self.measured(rows)
         table: list[list[nodes.Node | str]] = [
             [c.point.id, c.point.outcome, f"{c.result.plan.gpus}*{c.result.plan.device}", f"{c.floor_gib:.1f}",
-             f"{c.expected_gib:.1f}", c.result.verdict, c.point.citation]
+             f"{c.expected_gib:.1f}", f"{c.expected_gib / c.result.plan.device_gib:.2f}", c.result.verdict,
+             c.point.citation]
             for c in rows if c.point.measured_gib is None
         ]  # fmt: skip
-        headers = ["Run", "Outcome", "GPUs", "Floor (GiB)", "Expected (GiB)", "Verdict", "Source"]
-        return [_table(headers, table, [22, 7, 9, 8, 9, 10, 35])]
+        headers = ["Run", "Outcome", "GPUs", "Floor (GiB)", "Expected (GiB)", "Expected / device", "Verdict", "Source"]
+        return [_table(headers, table, [20, 7, 9, 7, 8, 8, 10, 31]), self.outcomes(rows)]
+
+    @staticmethod
+    def outcomes(rows: list[Any]) -> nodes.paragraph:
+        """The verdicts against the outcomes: what the margin of ``likely-oom`` was chosen on."""
+        known = [c for c in rows if c.point.measured_gib is None]
+        ran = [c for c in known if c.point.outcome == "ran"]
+        oom = [c for c in known if c.point.outcome == "oom"]
+        flagged = ("likely-oom", "does-not-fit")
+        text = (
+            f"Of the {len(ran)} runs above that ran, {sum(c.result.verdict == 'does-not-fit' for c in ran)} are "
+            f"called does-not-fit and {sum(c.result.verdict == 'likely-oom' for c in ran)} likely-oom; of the "
+            f"{len(oom)} that ran out of memory, {sum(c.result.verdict in flagged for c in oom)} are called "
+            "likely-oom or does-not-fit."
+        )
+        return nodes.paragraph(text, text)
 
     def measured(self, rows: list[Any]) -> list[nodes.Node]:
         measured = [c for c in rows if c.point.measured_gib is not None]
