@@ -260,3 +260,29 @@ def test_a_python_train_py_without_slimes_flags_is_not_slime() -> None:
 def test_an_elided_command_takes_no_default() -> None:
     run = read_file("python3 train.py --actor-num-nodes 2 --hf-checkpoint /root/m ...\n", "x.sh")
     assert settled(run) == {"train_backend": "megatron", "lora_rank": 0, "model": "/root/m", "engine": "sglang"}
+
+
+def test_a_split_run_on_the_one_node_ray_starts_with_its_gpus() -> None:
+    run = read("scripts/run-split-one-node.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (8, 1, 8)
+    assert "one node of 8" in run.nodes.written and "ray start --head --num-gpus 8" in run.nodes.written
+    assert [(r.name, r.gpus.value, r.nodes.value, r.gpus_per_node.value) for r in run.roles] == [
+        ("trainer", 4, 1, 4),
+        ("rollout", 4, 1, 4),
+    ]
+
+
+def test_a_split_run_of_whole_nodes_counts_the_nodes_of_both() -> None:
+    run = read("scripts/run-split-two-nodes.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (24, 3, 8)
+    assert [(r.name, r.gpus.value, r.nodes.value, r.gpus_per_node.value) for r in run.roles] == [
+        ("trainer", 16, 2, 8),
+        ("rollout", 8, 1, 8),
+    ]
+
+
+def test_a_split_run_that_does_not_fill_its_nodes_leaves_them_to_ray() -> None:
+    run = read("scripts/run-split-uneven.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (12, None, None)
+    # without a head started in the script, the node size is not known either
+    assert read("scripts/run-mla-disaggregated.sh").nodes.value is None

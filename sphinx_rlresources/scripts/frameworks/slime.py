@@ -65,6 +65,8 @@ VOCABULARY = Vocabulary(
 )
 ENTRY_SCRIPTS = ("train.py", "train_async.py")
 T = TypeVar("T")
+Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
+"""The run's GPUs, nodes and GPUs per node, and each role's share."""
 
 #: Flag -> slime's argparse default (slime/utils/arguments.py @624b824, the line naming it).
 DEFAULTS: dict[str, Any] = {
@@ -281,7 +283,7 @@ class _Reader:
         problems = self._problems() + dangling_problems(self.reading, self.launch) + common_problems(run, self.reading)
         return replace(run, problems=tuple(problems))
 
-    def _placement(self, colocate: Found[bool]) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]:
+    def _placement(self, colocate: Found[bool]) -> Placement:
         """The run's GPUs as ``_get_placement_group_layout`` reserves them, with each role's share."""
         nodes = self.get("actor-num-nodes", as_int)
         per_node = self.get("actor-num-gpus-per-node", as_int)
@@ -331,7 +333,32 @@ class _Reader:
             )
         value = actor.value + rollout.value if actor.value is not None and rollout.value is not None else None
         total = derived(value, [actor, rollout], f"{actor.written} + rollout {rollout.value}")
-        return total, UNKNOWN, UNKNOWN, (trainer, engines)
+        return self._split_nodes(total, trainer, engines)
+
+    def _split_nodes(self, total: Found[int], trainer: Role, engines: Role) -> Placement:
+        """Nodes of an actor and a rollout on GPUs of their own, from the node size ``ray start --head`` declares.
+
+        slime reserves one PACK placement group of single-GPU bundles, the actor's first, sorted by
+        node and GPU (``_create_placement_group``): with nodes of ``--num-gpus S``, a run of at most S
+        GPUs fits one node, and an actor and a rollout of whole nodes each fill ``total / S`` nodes.
+        Any other shape (or no head started here) leaves the nodes to Ray.
+        """
+        size = _head_gpus(self.reading)
+        head = f"ray start --head --num-gpus {size.value if size is not None else None}"
+        gpus, actor, served = total.value, trainer.gpus.value, engines.gpus.value
+        if size is None or size.value is None or gpus is None or actor is None or served is None or not size.value:
+            return total, UNKNOWN, UNKNOWN, (trainer, engines)
+        if gpus <= size.value:
+            nodes = derived(1, [total, size], f"{gpus} GPUs on one node of {size.value} ({head})")
+            per_node = derived(gpus, [total, size], f"{total.written}, on one node")
+            return total, nodes, per_node, (trainer, replace(engines, nodes=nodes, gpus_per_node=engines.gpus))
+        if actor % size.value or served % size.value:
+            return total, UNKNOWN, UNKNOWN, (trainer, engines)
+        nodes = derived(gpus // size.value, [total, size], f"{total.written} on nodes of {size.value} ({head})")
+        rollout_nodes = derived(
+            served // size.value, [engines.gpus, size], f"rollout {served} on nodes of {size.value}"
+        )
+        return total, nodes, size, (trainer, replace(engines, nodes=rollout_nodes, gpus_per_node=size))
 
     def _old_critic(self) -> bool:
         """A critic with GPUs of its own (slime before 75af5297c): placed by rules this reader does not follow."""
@@ -421,3 +448,15 @@ def _offload_mode(cpu_adam: Found[bool], offload_train: Found[bool]) -> Found[st
 
 
 __all__ = ["NAME", "claims", "read"]
+
+
+def _head_gpus(reading: Interpreter) -> Found[int] | None:
+    """``ray start --head … --num-gpus S``: the GPUs of the node the script starts Ray on (None: no head here)."""
+    for command in reading.commands:
+        values = [field.value for field in command.fields]
+        if values[:2] != ["ray", "start"] or "--head" not in values:
+            continue
+        found = flags(command.fields[2:], frozenset({"head", "disable-usage-stats", "block"}))
+        flag = found.get("num-gpus")
+        return from_override(flag.override(), as_int) if flag is not None else None
+    return None
