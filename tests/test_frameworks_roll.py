@@ -40,6 +40,8 @@ def test_overlapping_roles_share_the_trainer_and_the_judge_counts() -> None:
     settled(
         run,
         gpus=16,
+        nodes=2,  # ids 0-15 over num_gpus_per_node: 8
+        gpus_per_node=8,
         colocated=True,
         train_backend="megatron",
         train_tp=2,
@@ -61,9 +63,9 @@ def test_overlapping_roles_share_the_trainer_and_the_judge_counts() -> None:
     assert run.framework == "roll"
     assert run.rollout_tp.origin is Origin.FRAMEWORK_DEFAULT  # vLLM's default TP, worker_config.py:284
     assert run.model.line == 22  # model_name_or_path: ${pretrain}
-    # the node size is the machine's, not num_gpus_per_node (base_config.py:351-352)
-    assert run.gpus_per_node.origin is Origin.RUNTIME and "num_gpus_per_node: 8" in run.gpus_per_node.written
-    assert run.nodes.origin is Origin.RUNTIME
+    # the stated node size holds on nodes of that size: ROLL takes the machine's (base_config.py:351-352)
+    assert run.gpus_per_node.origin is Origin.SET and run.gpus_per_node.line == 10
+    assert run.nodes.origin is Origin.DERIVED and "base_config.py:351-352" in run.nodes.written
     assert roles(run) == [
         ("trainer", 16, None, None, ""),
         ("rollout", 12, None, None, "trainer"),
@@ -78,6 +80,8 @@ def test_a_disjoint_sglang_rollout_adds_its_ids() -> None:
     settled(
         run,
         gpus=24,
+        nodes=3,
+        gpus_per_node=8,
         colocated=False,
         train_backend="fsdp",
         lora_rank=0,
@@ -97,6 +101,8 @@ def test_a_disjoint_sglang_rollout_adds_its_ids() -> None:
 
 def test_lora_through_interpolation_and_every_mapping_spelling() -> None:
     run = read("roll", "examples/lora/rlvr_lora.yaml")
+    # no num_gpus_per_node: ROLL takes the node's GPUs at start, so nodes are known only then
+    assert run.nodes.origin is Origin.RUNTIME and run.gpus_per_node.origin is Origin.RUNTIME
     settled(
         run,
         gpus=8,
@@ -118,6 +124,7 @@ def test_unused_low_ids_still_count_and_an_env_config_is_merged() -> None:
     settled(
         run,
         gpus=3,  # ids 1-2: ROLL's max id + 1
+        nodes=2,  # 3 device slots over num_gpus_per_node: 2; the last node partly used, so no GPUs per node
         colocated=False,
         train_backend="megatron",
         lora_rank=0,
@@ -126,6 +133,8 @@ def test_unused_low_ids_still_count_and_an_env_config_is_merged() -> None:
         engine="vllm",
         rollout_tp=1,
     )
+    assert "id 0 used by no role" in run.gpus.written  # why the pools add up to 2 of the 3
+    assert run.gpus_per_node.value is None and "partly used" in run.gpus_per_node.written
     assert roles(run) == [  # critic: device_mapping ~ runs on CPUs and is no role
         ("trainer", 1, None, None, ""),
         ("rollout", 1, None, None, ""),

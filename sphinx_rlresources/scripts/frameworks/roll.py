@@ -6,9 +6,12 @@ overlap share GPUs, and the run needs ``max id + 1`` GPUs (alibaba/ROLL@8eb27cc
 roll/configs/base_config.py:397-414, roll/pipeline/rlvr/rlvr_config.py:254-274).  ROLL
 ``eval``s the id string (worker_config.py:311-316); here it is *parsed*, accepting only
 ``list(range(a, b[, step]))``, literal lists of integers and ``+`` between them -- any
-other text leaves that role's GPUs, and so the total, unknown.  The node size is not
-the config's: ROLL replaces ``num_gpus_per_node`` with the GPUs of the node it starts on
-(base_config.py:351-352), so the nodes are known only when the run starts.
+other text leaves that role's GPUs, and so the total, unknown.  An id below the highest
+that no role uses still counts (ROLL places workers by device index), so the roles' own
+GPUs can add up to fewer than the total; the total's text names such ids.  ROLL replaces
+``num_gpus_per_node`` with the GPUs of the node it starts on (base_config.py:351-352) and
+needs ``ceil((max id + 1) / size)`` nodes (base_config.py:409-414): the nodes are read on
+nodes of the size the config states, and left to run time when it states none.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument
 from sphinx_rlresources.scripts.files import Files, relative_to
-from sphinx_rlresources.scripts.frameworks.base import default, first
+from sphinx_rlresources.scripts.frameworks.base import default, derived, first
 from sphinx_rlresources.scripts.frameworks.inherit import SELF, Parent, merge_chain
 from sphinx_rlresources.scripts.frameworks.layers import Merged, to_bool, to_float, to_int, to_lower, to_model, to_text
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -91,6 +94,41 @@ def device_ids(value: Any) -> list[int] | None:
                 return None
             ids.extend(int(w) for w in words)
     return ids
+
+
+def _unused(spans: dict[str, set[int]], top: int) -> str:
+    """The ids no role uses below the highest: still GPUs of the node, so the pools add up to fewer."""
+    used = set().union(*spans.values())
+    idle = [str(i) for i in range(top + 1) if i not in used]
+    if not idle:
+        return ""
+    shown = ", ".join(idle[:4]) + (", ..." if len(idle) > 4 else "")
+    return f"; id {shown} used by no role (ROLL places by device index: the node still has it)"
+
+
+def _nodes(gpus: Found[int], stated: Found[int]) -> tuple[Found[int], Found[int]]:
+    """Nodes and GPUs per node from the node size the config states (``num_gpus_per_node: 8``).
+
+    ROLL replaces that size with the GPUs of the node it starts on (base_config.py:351-352)
+    and needs ``ceil((max id + 1) / size)`` nodes (base_config.py:409-414): on nodes of the
+    stated size, the run fits one node when its ids do, else whole nodes when the ids fill
+    them.  A last node only partly used leaves the GPUs per node unknown (they would not
+    multiply to the run's GPUs); an unstated size leaves both to run time.
+    """
+    size = stated.value
+    note = "on nodes of the stated size; ROLL takes the size of the node it starts on (base_config.py:351-352)"
+    if gpus.value is None or size is None or size <= 0:
+        written = f"{stated.written or 'num_gpus_per_node'}, replaced by the GPUs of the node ROLL starts on"
+        runtime: Found[int] = Found(None, Origin.RUNTIME, stated.line, f"{written} (base_config.py:351-352)")
+        return runtime, runtime
+    if gpus.value <= size:
+        nodes = derived(1, [gpus, stated], f"{gpus.value} GPUs within {stated.written}: one node, {note}")
+        return nodes, derived(gpus.value, [gpus, stated], f"{gpus.written}, on one node")
+    count = -(-gpus.value // size)
+    nodes = derived(count, [gpus, stated], f"{gpus.value} GPUs over {stated.written}: {count} nodes, {note}")
+    if gpus.value % size:
+        return nodes, Found(None, Origin.UNKNOWN, stated.line, f"{stated.written}: the last node is partly used")
+    return nodes, stated
 
 
 # -- the config --------------------------------------------------------------------------------------
@@ -191,15 +229,9 @@ class _Reader:
         elif spans:
             top = max(max(ids) for ids in spans.values())
             line = next((r.gpus.line for r in roles if r.gpus.line), 0)
-            gpus = Found(top + 1, Origin.DERIVED, line, f"the highest device id + 1 ({top} + 1), over every role")
-        stated = m.found("num_gpus_per_node", to_int)
-        per_node: Found[int] = Found(
-            None,
-            Origin.RUNTIME,
-            stated.line,
-            f"{stated.written or 'num_gpus_per_node'}, replaced by the GPUs of the node ROLL starts on "
-            "(base_config.py:351-352)",
-        )
+            written = f"the highest device id + 1 ({top} + 1), over every role{_unused(spans, top)}"
+            gpus = Found(top + 1, Origin.DERIVED, line, written)
+        nodes, per_node = _nodes(gpus, m.found("num_gpus_per_node", to_int))
         train = next((r for r in TRAIN_ROLES if m.has(r)), "actor_train")
         infer = next((r for r in INFER_ROLES if m.has(r)), "actor_infer")
         engine = self._name(f"{infer}.strategy_args.strategy_name", ENGINES)
@@ -210,7 +242,7 @@ class _Reader:
             path=self.path,
             framework=NAME,
             gpus=gpus,
-            nodes=Found(None, Origin.RUNTIME, 0, "the highest device id + 1 over the GPUs of the node ROLL starts on"),
+            nodes=nodes,
             gpus_per_node=per_node,
             roles=tuple(roles),
             colocated=self._colocated(spans, train, infer),
