@@ -33,10 +33,13 @@ def test_a_tree_is_scanned_per_framework(tmp_path: Path) -> None:
         "scripts/run-mla-disaggregated.sh",
         "scripts/run-qwen2.5-1.5B.sh",
         "scripts/run-sft.sh",
+        "scripts/run-split-one-node.sh",
+        "scripts/run-split-two-nodes.sh",
+        "scripts/run-split-uneven.sh",
     ]
     summary = corpus_scan.summary(runs)["slime"]
-    assert summary["files"] == 6
-    assert summary["known"] == {"gpus": 5, "engine": 5, "train_backend": 6, "model": 5}
+    assert summary["files"] == 9
+    assert summary["known"] == {"gpus": 8, "engine": 8, "train_backend": 9, "model": 8}
 
 
 def test_truth_rows_count_right_unknown_and_wrong(tmp_path: Path) -> None:

@@ -56,6 +56,7 @@ def test_trls_own_script_colocated_with_the_config_it_names() -> None:
         "gpus_per_node": 8,
         "colocated": True,
         "train_backend": "deepspeed",
+        "zero_stage": 3,
         "lora_rank": 32,
         "model": "Qwen/Qwen2.5-1.5B-Instruct",
         "algorithm": "grpo",
@@ -84,6 +85,7 @@ def test_server_and_trainer_pinned_to_devices_count_the_devices() -> None:
         "gpus": 8,
         "colocated": False,
         "train_backend": "deepspeed",
+        "zero_stage": 3,
         "model": "Qwen/Qwen2.5-7B",  # what the server serves: TRL syncs the trained weights to it
         "param_offload": False,
         "optimizer_offload": True,
@@ -209,6 +211,7 @@ def test_accelerate_configs_on_their_own() -> None:
         "nodes": 1,
         "gpus_per_node": 8,
         "train_backend": "deepspeed",
+        "zero_stage": 3,
         "param_offload": False,
         "optimizer_offload": True,
         "offload_mode": "compute",

@@ -74,8 +74,10 @@ def test_a_read_file_is_recognised_with_its_pool_and_every_headline_origin(
 @pytest.mark.parametrize(
     ("name", "text", "why"),
     [
-        ("orchestrator.toml", "[model]\nname = 'Qwen/Qwen3-4B'\n", "no reader reads a .toml file"),
-        ("grpo.py", "print('accelerate launch --num_processes 8 grpo.py')\n", "no reader reads a .py file"),
+        ("infer.toml", "[model]\nname = 'Qwen/Qwen3-4B'\n", "a TOML config with these top-level keys ('model')"),
+        ("bad.toml", "[model\n", "the file is not valid TOML"),
+        ("grpo.py", "print('accelerate launch --num_processes 8 grpo.py')\n", "the module has no docstring with a launch"),
+        ("usage.py", '"""Usage:\n\n    python3 make_data.py --n 3\n"""\n', "in its docstring, no command in the script"),
         ("README.md", "# Training\n", "no reader reads a .md file"),
         ("train.sh", "set -x\npython train.py --lr 1e-6\nmkdir -p out\n", "it runs 'python train.py'"),
         ("empty.sh", "set -x\necho nothing\n", "the script runs no command but shell builtins"),
@@ -115,8 +117,8 @@ def test_file_kinds_are_named_by_their_suffix() -> None:
         "script",
         "script",
         "config",
-        None,
-        None,
+        "config",
+        "script",
         "script",
     ]
 

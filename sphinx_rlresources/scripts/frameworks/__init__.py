@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
+from sphinx_rlresources.scripts.docstring import docstring_script
 from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.frameworks import (
     accelerate,
@@ -23,6 +24,7 @@ from sphinx_rlresources.scripts.frameworks import (
     nemorl,
     openinstruct,
     openrlhf,
+    primerl,
     roll,
     skyrl,
     slime,
@@ -68,6 +70,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     Adapter(nemorl.NAME, nemorl.claims_command, nemorl.read_command),
     Adapter(openinstruct.NAME, openinstruct.claims, openinstruct.read),
     Adapter(areal.NAME, areal.claims, areal.read),
+    Adapter(primerl.NAME, primerl.claims, primerl.read),
 )
 """In the order they are asked: the first to claim a command reads it."""
 CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
@@ -79,8 +82,12 @@ CONFIG_ADAPTERS: tuple[ConfigAdapter, ...] = (
 )
 """Asked in order for a ``.yaml``/``.yml`` file."""
 CONFIG_SUFFIXES = (".yaml", ".yml")
-UNREAD_SUFFIXES = (".py", ".toml", ".json", ".cfg", ".ini")
-"""Files that define a run but are not read (a Python entry point, a TOML config): what they ask for is unknown."""
+TOML_SUFFIXES = (".toml",)
+"""prime-rl's configs (:func:`.primerl.read_toml`); any other TOML is not recognised, saying why."""
+PYTHON_SUFFIXES = (".py",)
+"""An entry point, read through the launch commands its module docstring documents (TRL's examples)."""
+UNREAD_SUFFIXES = (".json", ".cfg", ".ini")
+"""Files that define a run but are not read (a Python entry point, a JSON config): what they ask for is unknown."""
 VOCABULARIES: dict[str, Vocabulary] = {
     v.framework: v
     for v in (
@@ -204,24 +211,43 @@ def unread_kind(path: str) -> str:
     """Why a file of a kind no reader reads (:func:`file_kind` None) is not recognised."""
     name = path.rsplit("/", 1)[-1]
     suffix = name[name.rfind(".") :] if "." in name.lstrip(".") else name
-    readable = ", ".join((*SCRIPT_SUFFIXES, *CONFIG_SUFFIXES))
+    readable = ", ".join((*SCRIPT_SUFFIXES, *CONFIG_SUFFIXES, *TOML_SUFFIXES, *PYTHON_SUFFIXES))
     return f"no reader reads a {suffix} file: launch scripts and recipe configs are read ({readable})"
 
 
 def file_kind(path: str) -> str | None:
-    """``script``, ``config`` or None (a kind no reader reads: ``.toml``, ``.py``, ``.md``...), by the name."""
+    """``script``, ``config`` or None (a kind no reader reads: ``.json``, ``.md``...), by the name."""
     name = path.rsplit("/", 1)[-1].lower()
-    if name.endswith(CONFIG_SUFFIXES):
+    if name.endswith(CONFIG_SUFFIXES + TOML_SUFFIXES):
         return "config"
-    if name.endswith(SCRIPT_SUFFIXES) or "." not in name.lstrip("."):
+    if name.endswith(SCRIPT_SUFFIXES + PYTHON_SUFFIXES) or "." not in name.lstrip("."):
         return "script"
     return None
+
+
+def read_python(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
+    """A Python entry point, through the commands of its module docstring (:mod:`..docstring`); never runs it.
+
+    The docstring is read as one script: with several launches in it, the first one an
+    adapter claims is the run read (TRL's adapter: the first trainer, with the ``trl
+    vllm-serve`` beside it), and ``launch_line`` says which line that is.
+    """
+    script = docstring_script(text)
+    if script is None or not script.strip():
+        why = "the module has no docstring with a launch command (a .py file is read through the commands it documents)"
+        return Run(path=path, unrecognised=why)
+    run = read_run(script, path, env, files)
+    return replace(run, unrecognised=f"in its docstring, {run.unrecognised}") if run.unrecognised else run
 
 
 def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
     """A launch script or a recipe config, by its name: the one entry of ``inspect`` and of the checks."""
     if path.lower().endswith(CONFIG_SUFFIXES):
         return read_config(text, path, files)
+    if path.lower().endswith(TOML_SUFFIXES):
+        return settled(primerl.read_toml(text, path))
+    if path.lower().endswith(PYTHON_SUFFIXES):
+        return read_python(text, path, env, files)
     if path.lower().endswith(UNREAD_SUFFIXES):
         return Run(path=path, unrecognised=unread_kind(path))
     return read_run(text, path, env, files)

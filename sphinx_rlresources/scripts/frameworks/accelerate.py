@@ -13,6 +13,8 @@ adapter for the config a launch names.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +24,9 @@ from sphinx_rlresources.scripts.frameworks.base import derived
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "accelerate"
+MAX_JSON_CHARS = 1_000_000
+"""A DeepSpeed config longer than this is not read (real ones are a few hundred bytes)."""
+_STAGE = re.compile(r'"stage"\s*:')
 BACKENDS = {"DEEPSPEED": "deepspeed", "FSDP": "fsdp", "MULTI_GPU": "ddp", "NO": "single", "MEGATRON_LM": "megatron"}
 """``distributed_type`` -> the backend name of a :class:`Run` (``single``: one process, no wrapper)."""
 
@@ -103,6 +108,28 @@ class Settings:
             found[0] = params
         return found[0], found[1]
 
+    def zero_stage(self, files: Files | None, base: str = "") -> Found[int]:
+        """DeepSpeed's ZeRO stage: ``deepspeed_config.zero_stage``, else the JSON ``deepspeed_config_file`` names.
+
+        accelerate reads ``zero_optimization.stage`` from that file when it is given
+        (accelerate/utils/dataclasses.py ``DeepSpeedPlugin``); the file is looked for from
+        the root, then beside this config; ``"auto"`` or an unreadable file leaves it unknown.
+        """
+        if self.distributed_type().value != "DEEPSPEED":
+            return UNKNOWN
+        stage = self.integer("deepspeed_config", "zero_stage")
+        if stage.value is not None:
+            return stage
+        named = self.found("deepspeed_config", "deepspeed_config_file")
+        if not isinstance(named.value, str) or files is None:
+            return stage
+        where = self.file or base
+        for candidate in [*candidates("", named.value, ""), *candidates(where, named.value, "")]:
+            text = files.read(candidate)
+            if text is not None:
+                return deepspeed_stage(text, candidate)
+        return Found(None, Origin.UNKNOWN, named.line, f"{named.written} (not found)", named.file)
+
     def parallel(self, name: str) -> Found[int]:
         return self.integer("parallelism_config", f"parallelism_config_{name}_size")
 
@@ -145,8 +172,26 @@ def read(document: YamlDocument, path: str, files: Files | None = None) -> Run:
         optimizer_offload=optimizer,
         offload_mode=offload_mode(params, optimizer),
         gradient_checkpointing=activation if activation.value is True else UNKNOWN,
+        zero_stage=s.zero_stage(files, path),
         problems=tuple(s.problems()),
     )
+
+
+def deepspeed_stage(text: str, file: str) -> Found[int]:
+    """``zero_optimization.stage`` of a DeepSpeed JSON config, bounded; unknown for ``"auto"`` or anything else."""
+    if len(text) > MAX_JSON_CHARS:
+        return Found(None, Origin.UNKNOWN, 0, f"{file}: longer than {MAX_JSON_CHARS} characters, not read", file)
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return Found(None, Origin.UNKNOWN, 0, f"{file}: not valid JSON", file)
+    zero = value.get("zero_optimization") if isinstance(value, dict) else None
+    stage = zero.get("stage") if isinstance(zero, dict) else None
+    match = _STAGE.search(text)
+    line = text.count("\n", 0, match.start()) + 1 if match else 0
+    if not isinstance(stage, int) or isinstance(stage, bool) or not 0 <= stage <= 3:
+        return Found(None, Origin.UNKNOWN, line, f"zero_optimization.stage: {stage!r}", file) if line else UNKNOWN
+    return Found(stage, Origin.SET, line, f"zero_optimization.stage: {stage}", file)
 
 
 def from_file(name: str, script: str, files: Files) -> Settings | None:
@@ -183,4 +228,14 @@ def _unknown(found: Found[Any]) -> Found[int]:
     return Found(None, Origin.UNKNOWN, found.line, found.written, found.file) if found.line else UNKNOWN
 
 
-__all__ = ["BACKENDS", "NAME", "Settings", "claims", "from_file", "offload_mode", "per_machine", "read"]
+__all__ = [
+    "BACKENDS",
+    "NAME",
+    "Settings",
+    "claims",
+    "deepspeed_stage",
+    "from_file",
+    "offload_mode",
+    "per_machine",
+    "read",
+]

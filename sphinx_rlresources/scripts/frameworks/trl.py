@@ -344,6 +344,9 @@ class _Reader:
             param_offload=params,
             optimizer_offload=optimizer,
             offload_mode=accelerate.offload_mode(params, optimizer),
+            zero_stage=settings.zero_stage(self.reading.files)
+            if settings is not None and backend.value == "deepspeed"
+            else UNKNOWN,
             gradient_checkpointing=self.get("gradient_checkpointing", as_bool),
             engine=self._engine(use_vllm) if self.rollout else UNKNOWN,
             rollout_tp=self._rollout("vllm_tensor_parallel_size", "tensor_parallel_size", mode, server, as_int),
