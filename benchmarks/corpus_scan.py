@@ -4,7 +4,7 @@
     python benchmarks/corpus_scan.py DIR [DIR...] [--json] [--truth FILE.jsonl ...]
 
 Each DIR is a repository's tree (``git -C MIRROR archive HEAD | tar -x -C DIR``; never a
-checkout of this project).  Every ``*.sh`` and every ``*.yaml``/``*.yml`` under it
+checkout of this project).  Every ``*.sh``, ``*.yaml``/``*.yml`` and ``*.toml`` under it
 (``.git`` skipped) is read with :func:`~sphinx_rlresources.scripts.frameworks.read_file`,
 with a :class:`TreeFiles` that answers for files of the same tree (what the script
 ``source``\\ s, the accelerate config it names).  A file counts once some adapter claims
@@ -13,8 +13,9 @@ scan reports the files read and the share whose GPUs, engine,
 train backend and model are known.
 
 ``--truth`` compares with rows a careful reader wrote (``path``, ``gpus``, ``engine``,
-``train_backend``, ``model``; the research files' ``total_gpus``, ``rollout_engine`` and
-``model_path`` are read too; ``null`` = the file does not settle it, not scored).  A row
+``train_backend``, ``model``, optionally ``nodes`` and ``gpus_per_node``; the research files'
+``total_gpus``, ``rollout_engine`` and ``model_path`` are read too; ``null`` = the file does
+not settle it, not scored).  A row
 with ``repo`` (``owner/name`` or ``owner/name@tag``) applies to the DIR named
 ``owner+name`` (``owner+name@tag``); without one, to any DIR holding its path.  Every
 value given that differs from the row is listed as WRONG: the target is none at all.  A
@@ -26,7 +27,6 @@ Totals are printed overall and per DIR.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import re
@@ -38,6 +38,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from sphinx_rlresources.scripts.docstring import command_lines  # noqa: E402
 from sphinx_rlresources.scripts.files import inside  # noqa: E402
 from sphinx_rlresources.scripts.frameworks import read_file  # noqa: E402
 from sphinx_rlresources.scripts.run import Run  # noqa: E402
@@ -46,7 +47,11 @@ MAX_BYTES = 1_000_000
 LAUNCHER = "(launcher)"
 """The group of files read by the generic launcher layer alone: GPUs known, the framework not."""
 FIELDS = ("gpus", "engine", "train_backend", "model")
+SCORED = (*FIELDS, "nodes", "gpus_per_node")
+"""What a truth row may settle: the four fields the summary counts, and a run's nodes and GPUs per node."""
 TRUTH_KEYS = {
+    "nodes": ("nodes",),
+    "gpus_per_node": ("gpus_per_node",),
     "gpus": ("gpus", "total_gpus"),
     "engine": ("engine", "rollout_engine"),
     "train_backend": ("train_backend",),
@@ -54,11 +59,7 @@ TRUTH_KEYS = {
 }
 TALLY = (("right", "right"), ("unknown", "unknown"), ("not read", "not_read"), ("WRONG", "wrong"))
 """The outcomes a truth row's value can have, as printed."""
-SUFFIXES = (".sh", ".yaml", ".yml")
-COMMAND_START = re.compile(
-    r"^\s*(?:\$ )?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"
-    r"(?:accelerate launch|trl |python3? |vllm serve|srun |torchrun |deepspeed |ray job submit|export |[A-Za-z_]\w*=)"
-)
+SUFFIXES = (".sh", ".yaml", ".yml", ".toml")
 FENCE = re.compile(r"^\s*```(?:bash|sh|shell|console)?\s*$")
 
 
@@ -95,44 +96,33 @@ def walk(root: Path, suffixes: tuple[str, ...] = SUFFIXES) -> list[str]:
     return sorted(found)
 
 
-def snippets(path: str, text: str) -> list[tuple[str, str]]:  # noqa: C901 - one pass over a file's shell blocks and docstrings
-    """``--snippets``: the commands of a Markdown file's shell blocks, or a Python module's docstring.
+def snippets(path: str, text: str) -> list[tuple[str, str]]:
+    """``--snippets``: the commands of a Markdown file's shell blocks, each block one script.
 
-    TRL ships no launch scripts: its commands live in its docs and its examples'
-    docstrings.  Only command lines (and the lines they continue with ``\\``) are kept,
-    so prose never reaches the reader; each block is one script named
-    ``path#L<first>-<last>``, blank lines kept so its line numbers are the file's.
+    TRL ships no launch scripts: its commands live in its docs (here) and its examples'
+    docstrings (a ``.py`` file is read whole by ``read_file``, through its docstring).
+    Only command lines (and the lines they continue with ``\\``) are kept
+    (:func:`~sphinx_rlresources.scripts.docstring.command_lines`), so prose never reaches
+    the reader; each block is one script named ``path#L<first>-<last>``, blank lines kept
+    so its line numbers are the file's.
     """
     blocks: list[tuple[int, list[str]]] = []
     lines = text.splitlines()
-    if path.endswith(".py"):
-        try:
-            module = ast.parse(text)
-        except (SyntaxError, ValueError):
-            return []
-        first = module.body[0] if module.body else None
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-            blocks.append((first.lineno, lines[first.lineno - 1 : first.end_lineno or first.lineno]))
-    elif path.endswith(".md"):
-        start, shell = None, False
-        for number, line in enumerate(lines, 1):
-            if not line.strip().startswith("```"):
-                continue
-            if start is None:
-                start, shell = number, bool(FENCE.match(line))
-                continue
-            if shell:
-                blocks.append((start + 1, lines[start : number - 1]))
-            start = None
+    start, shell = None, False
+    for number, line in enumerate(lines, 1):
+        if not line.strip().startswith("```"):
+            continue
+        if start is None:
+            start, shell = number, bool(FENCE.match(line))
+            continue
+        if shell:
+            blocks.append((start + 1, lines[start : number - 1]))
+        start = None
     found = []
-    for start, block in blocks:
-        kept, going = [], False
-        for line in block:
-            take = going or bool(COMMAND_START.match(line))
-            kept.append(re.sub(r"^(\s*)\$ ", r"\1", line).replace('"""', "") if take else "")
-            going = take and line.rstrip().endswith("\\")
+    for first, block in blocks:
+        kept = command_lines(block)
         if any(kept):
-            found.append((f"{path}#L{start}-{start + len(block) - 1}", "\n" * (start - 1) + "\n".join(kept)))
+            found.append((f"{path}#L{first}-{first + len(block) - 1}", "\n" * (first - 1) + "\n".join(kept)))
     return found
 
 
@@ -149,7 +139,7 @@ def scan(root: Path, with_snippets: bool = False) -> dict[str, Run]:
         if full.is_symlink() or full.stat().st_size > MAX_BYTES:
             continue
         text = full.read_text("utf-8", errors="replace")
-        items = snippets(path, text) if path.endswith((".md", ".py")) else [(path, text)]
+        items = snippets(path, text) if path.endswith(".md") else [(path, text)]
         for name, item in items:
             run = read_file(item, name.split("#", 1)[0] if "#" in name else name, None, files)
             if run.framework is not None or run.launch_line:  # an adapter's, or a launcher's (framework unknown)
@@ -211,17 +201,20 @@ def compare(trees: dict[str, dict[str, Run]], rows: list[dict[str, Any]], snippe
     for row in rows:
         repo = row.get("repo")
         names = [repo.replace("/", "+")] if repo else list(trees)
-        found = [(name, trees[name][row["path"]]) for name in names if name in trees and row["path"] in trees[name]]
+        # a docstring's row may name its lines (``x.py#L27-63``): the file is read whole, through its docstring
+        whole = row["path"].split("#", 1)[0]
+        paths = (row["path"], whole) if whole.endswith(".py") else (row["path"],)
+        found = [(name, trees[name][p]) for p in paths for name in names if name in trees and p in trees[name]]
         if not found:
             if any(name in trees for name in names) and (snippets or "#" not in row["path"]):
                 unmatched.append(row["path"])
                 if repo:
-                    settled = sum(expected_value(row, field) is not None for field in FIELDS)
+                    settled = sum(expected_value(row, field) is not None for field in SCORED)
                     counts["not_read"] += settled
                     by_tree[names[0]]["not_read"] += settled
             continue
         tree, run = found[0]
-        for field in FIELDS:
+        for field in SCORED:
             expected = expected_value(row, field)
             if expected is None:
                 continue

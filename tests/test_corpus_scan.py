@@ -123,11 +123,23 @@ def test_snippets_keep_only_command_lines_of_shell_blocks() -> None:
     [(name, text)] = corpus_scan.snippets("docs/clis.md", markdown)
     assert name == "docs/clis.md#L7-9"
     assert text.splitlines()[7:9] == ["trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B \\", "  --num_processes 4"]
-    python = '"""Usage:\n\n    accelerate launch --num_processes 2 trl/scripts/grpo.py --use_vllm\n"""\nimport os\n'
-    [(name, text)] = corpus_scan.snippets("x.py", python)
-    assert name == "x.py#L1-4"
-    assert "accelerate launch" in text and "Usage" not in text
-    assert corpus_scan.snippets("y.py", "import os\n") == []
+    assert corpus_scan.snippets("y.md", "no blocks\n") == []
+
+
+def test_a_python_file_is_scanned_through_its_docstring_and_a_rows_line_span_finds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tree = tmp_path / "huggingface+trl"
+    (tree / "examples").mkdir(parents=True)
+    python = (
+        '"""Usage:\n\n    accelerate launch --num_processes 2 x.py --use_vllm --model_name_or_path m\n"""\nimport os\n'
+    )
+    (tree / "examples" / "x.py").write_text(python)
+    assert list(corpus_scan.scan(tree, with_snippets=True)) == ["examples/x.py"]
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text(json.dumps({"path": "examples/x.py#L1-4", "gpus": 2, "model": "m"}) + "\n")
+    assert corpus_scan.main([str(tree), "--snippets", "--truth", str(truth)]) == 0
+    assert "truth: right 2  unknown 0  WRONG 0" in capsys.readouterr().out
 
 
 def test_tree_files_stay_inside_the_tree(tmp_path: Path) -> None:

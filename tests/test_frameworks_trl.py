@@ -263,3 +263,43 @@ def test_a_server_only_script_says_the_servers_gpus_not_the_runs() -> None:
 def test_an_elided_command_takes_no_default() -> None:
     run = text("trl grpo --model_name_or_path Qwen/Qwen2.5-0.5B --num_processes 4 ...\n")
     assert settled(run) == {"gpus": 4, "model": "Qwen/Qwen2.5-0.5B", "algorithm": "grpo", "critic": False}
+
+
+def test_a_docstring_launch_is_read_the_first_trainer_with_its_server() -> None:
+    files = FakeFiles()
+    run = read("examples/scripts/grpo_docstring.py", files)
+    assert (run.framework, run.entry_point, run.launch_line) == ("trl", "examples/scripts/grpo_docstring.py", 20)
+    assert settled(run) == {
+        "gpus": 4,  # the server's GPU 0 + the trainer's 1,2,3; the second launch (8 processes) is not the run read
+        "colocated": False,
+        "engine": "vllm",
+        "train_backend": "deepspeed",
+        "zero_stage": 2,  # from the DeepSpeed JSON the accelerate config names
+        "model": "Qwen/Qwen3-1.7B",
+        "response_length": 512,
+        "rollout_tp": 1,
+        "memory_fraction": 0.9,
+    }
+    assert (run.zero_stage.file, run.zero_stage.line) == ("examples/accelerate_configs/ds_zero2.json", 4)
+    assert run.model.line == 24  # the docstring's line in the file
+    assert "examples/accelerate_configs/ds_zero2.json" in files.asked
+
+
+def test_a_python_file_is_read_only_through_its_docstring() -> None:
+    never = 'import os\n"""accelerate launch --num_processes 8 x.py --model_name_or_path m"""\n'
+    assert "no docstring" in read_file(never, "x.py").unrecognised  # a string after code is no docstring
+    prose = '"""\nSee the docs: don\'t run "this" (yet).\n\npip install trl\n"""\n'
+    assert "no docstring with a launch" in read_file(prose, "x.py").unrecognised  # prose never reaches the shell
+    one_line = '#!/usr/bin/env python\n"""accelerate launch --num_processes 2 grpo.py --use_vllm"""\n'
+    assert (read_file(one_line, "grpo.py").gpus.value, read_file(one_line, "grpo.py").launch_line) == (2, 2)
+    unclosed = '"""\naccelerate launch --num_processes 2 grpo.py --use_vllm\n'
+    assert "no docstring" in read_file(unclosed, "x.py").unrecognised
+
+
+def test_a_deepspeed_json_stage_of_auto_or_unreadable_stays_unknown() -> None:
+    run = read("examples/accelerate_configs/zero_auto.yaml")
+    assert (run.train_backend.value, run.zero_stage.value) == ("deepspeed", None)
+    assert "'auto'" in run.zero_stage.written and run.zero_stage.file == "examples/accelerate_configs/ds_auto.json"
+    assert read("examples/accelerate_configs/zero_json.yaml", FakeFiles()).zero_stage.value == 2
+    bare = "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n  deepspeed_config_file: gone.json\n"
+    assert "not found" in read_file(bare, "a.yaml", None, FakeFiles()).zero_stage.written

@@ -76,8 +76,16 @@ def test_a_read_file_is_recognised_with_its_pool_and_every_headline_origin(
     [
         ("infer.toml", "[model]\nname = 'Qwen/Qwen3-4B'\n", "a TOML config with these top-level keys ('model')"),
         ("bad.toml", "[model\n", "the file is not valid TOML"),
-        ("grpo.py", "print('accelerate launch --num_processes 8 grpo.py')\n", "the module has no docstring with a launch"),
-        ("usage.py", '"""Usage:\n\n    python3 make_data.py --n 3\n"""\n', "in its docstring, no command in the script"),
+        (
+            "grpo.py",
+            "print('accelerate launch --num_processes 8 grpo.py')\n",
+            "the module has no docstring with a launch",
+        ),
+        (
+            "usage.py",
+            '"""Usage:\n\n    python3 make_data.py --n 3\n"""\n',
+            "in its docstring, no command in the script",
+        ),
         ("README.md", "# Training\n", "no reader reads a .md file"),
         ("train.sh", "set -x\npython train.py --lr 1e-6\nmkdir -p out\n", "it runs 'python train.py'"),
         ("empty.sh", "set -x\necho nothing\n", "the script runs no command but shell builtins"),
@@ -153,7 +161,7 @@ def test_every_fixtures_totals_add_up_where_known() -> None:
     checked = 0
     for framework in sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()):
         for path in sorted((FIXTURES / framework).rglob("*")):
-            if path.suffix not in (".sh", ".yaml", ".yml"):
+            if path.suffix not in (".sh", ".yaml", ".yml", ".toml", ".py"):
                 continue
             run = read(framework, path.relative_to(FIXTURES / framework).as_posix())
             gpus, nodes, per_node = run.gpus.value, run.nodes.value, run.gpus_per_node.value

@@ -1,0 +1,206 @@
+"""prime-rl: its TOML configs and ``uv run rl @ …`` launches, read over tests/frameworks/primerl.
+
+The fixtures are written in prime-rl's idiom and cite the public files of
+PrimeIntellect-ai/prime-rl that taught it.  Every value each fixture settles is
+asserted, and every other one must stay unknown.
+"""
+
+from __future__ import annotations
+
+import pytest
+from framework_fixtures import read, roles, settled
+
+from sphinx_rlresources.safe.tomlsafe import MAX_DEPTH, TomlError, load
+from sphinx_rlresources.scripts.frameworks import read_file
+from sphinx_rlresources.scripts.frameworks.primerl import SETTINGS
+from sphinx_rlresources.scripts.run import Origin
+
+RL_DEFAULTS = {
+    "train_backend": "fsdp",
+    "engine": "vllm",
+    "colocated": False,
+    "algorithm": "grpo",
+    "train_cp": 1,
+    "param_offload": False,
+    "rollout_tp": 1,
+    "memory_fraction": 0.9,
+    "max_total_length": 2048,
+    "lora_rank": 0,
+}
+"""What prime-rl's config classes give a run whose files do not say it."""
+
+
+def test_a_single_node_rl_config_adds_trainer_and_inference_gpus() -> None:
+    run = read("primerl", "examples/reverse-text/rl.toml")
+    assert run.framework == "prime-rl" and run.launch_line == 0
+    settled(
+        run,
+        RL_DEFAULTS,
+        gpus=8,
+        nodes=1,
+        gpus_per_node=8,
+        model="Qwen/Qwen3-1.7B",
+        lora_rank=32,
+        max_total_length=4096,
+        response_length=1024,
+        train_batch_size=32,  # 256 samples / 8 per example
+        rollout_n=8,
+        rollout_tp=2,
+        memory_fraction=0.7,
+    )
+    assert roles(run) == [("trainer", 2, 1, 2, ""), ("rollout", 6, 1, 6, "")]
+    assert (run.gpus.line, run.model.line, run.lora_rank.line) == (12, 9, 26)
+    assert run.train_backend.origin is Origin.FRAMEWORK_DEFAULT and "model.py:22" in run.train_backend.written
+    assert "trainer.py:224" in run.train_cp.written  # every default cites the config class's line
+
+
+def test_a_multi_node_rl_config_takes_inference_nodes_from_the_inference_deployment() -> None:
+    run = read("primerl", "examples/multi-node/rl.toml")
+    settled(
+        run,
+        RL_DEFAULTS,
+        gpus=40,  # (3 train + 2 inference nodes) × 8
+        nodes=5,
+        gpus_per_node=8,
+        model="Qwen/Qwen3-30B-A3B",
+        max_total_length=16384,
+        train_ep=8,
+        train_cp=2,
+        rollout_tp=8,
+        algorithm="grpo",
+        # a train source sets its own group_size: the run's is not one number, nor its prompts per step
+        rollout_n=None,
+        train_batch_size=None,
+    )
+    assert roles(run) == [("trainer", 24, 3, 8, ""), ("rollout", 16, 2, 8, "")]
+    assert "rl.py:173" in run.gpus_per_node.written
+
+
+def test_configs_of_the_gpu_id_generation_count_distinct_ids() -> None:
+    run = read("primerl", "examples/old-ids/rl.toml")
+    settled(
+        run,
+        RL_DEFAULTS,
+        gpus=6,
+        nodes=1,
+        gpus_per_node=6,
+        model="deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
+        response_length=8192,
+        rollout_n=8,
+        train_batch_size=8,
+    )
+    assert roles(run) == [("trainer", 2, 1, 2, ""), ("rollout", 4, 1, 4, "")]
+
+
+def test_an_sft_config_and_its_eval_server() -> None:
+    run = read("primerl", "examples/sft/sft.toml")
+    settled(
+        run,
+        gpus=6,
+        nodes=1,
+        gpus_per_node=6,
+        train_backend="fsdp",
+        model="Qwen/Qwen3-4B",
+        lora_rank=0,
+        algorithm="sft",
+        max_total_length=8192,
+        train_batch_size=64,
+        micro_batch_per_gpu=2,
+        train_cp=1,
+        param_offload=False,
+    )
+    assert roles(run) == [("trainer", 4, 1, 4, ""), ("eval", 2, 1, 2, "")]
+
+
+def test_a_components_config_alone_settles_its_section_not_the_gpus() -> None:
+    trainer = read("primerl", "k8s/train.toml")
+    settled(
+        trainer,
+        gpus=None,
+        train_backend="fsdp",
+        model="Qwen/Qwen3-0.6B-Base",
+        max_total_length=1024,
+        lora_rank=0,
+        train_cp=1,
+        param_offload=False,
+    )
+    assert trainer.gpus.origin is Origin.RUNTIME
+    orchestrator = read("primerl", "k8s/orch.toml")
+    settled(
+        orchestrator,
+        model="Qwen/Qwen3-0.6B-Base",
+        max_total_length=1024,
+        response_length=256,
+        algorithm="grpo",
+        rollout_n=4,
+        train_batch_size=16,
+    )
+
+
+def test_a_launch_merges_its_files_left_to_right_and_its_flags_win() -> None:
+    run = read("primerl", "scripts/run.sh")
+    assert (run.framework, run.entry_point, run.launch_line) == ("prime-rl", "rl", 6)
+    settled(
+        run,
+        RL_DEFAULTS,
+        gpus=10,  # --deployment.num-train-gpus 4 over the file's 2, + 6
+        nodes=1,
+        gpus_per_node=10,
+        model="Qwen/Qwen3-4B",  # --model.name "$MODEL", the script's default
+        lora_rank=32,
+        max_total_length=1024,  # --trainer @ k8s/train.toml: the trainer's own seq_len wins over the shared one
+        response_length=2048,
+        train_batch_size=32,
+        rollout_n=8,
+        rollout_tp=2,
+        memory_fraction=0.7,
+    )
+    assert (run.model.origin, run.model.line) == (Origin.SCRIPT_DEFAULT, 9)
+    assert (run.max_total_length.file, run.max_total_length.line) == ("k8s/train.toml", 7)
+    assert (run.lora_rank.file, run.lora_rank.line) == ("examples/reverse-text/rl.toml", 26)
+    assert run.problems == ()
+
+
+def test_a_launch_whose_file_is_missing_takes_no_default_it_could_change() -> None:
+    run = read("primerl", "scripts/run-missing.sh")
+    assert run.framework == "prime-rl"
+    assert (run.gpus.value, run.model.value, run.lora_rank.value, run.algorithm.value) == (None, None, None, None)
+    assert "examples/gone/rl.toml" in run.model.written
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('[project]\nname = "x"\n[tool.ruff]\nline-length = 1\n', "top-level keys ('project', 'tool')"),
+        ('[model]\nname = "Qwen/Qwen3-4B"\n', "top-level keys ('model')"),  # an inference server's alone: not a run
+        ("[model\n", "not valid TOML"),
+    ],
+)
+def test_other_toml_is_not_recognised_saying_why(text: str, why: str) -> None:
+    run = read_file(text, "conf/x.toml")
+    assert run.framework is None and why in run.unrecognised
+
+
+def test_a_toml_error_is_a_problem_with_its_line_never_a_traceback() -> None:
+    run = read("primerl", "other/broken.toml")
+    assert run.unrecognised == "the file is not valid TOML"
+    [problem] = run.problems
+    assert problem.line == 3 and "column 7" in problem.message and "twice" in problem.message
+
+
+def test_toml_is_bounded_before_it_is_parsed() -> None:
+    with pytest.raises(TomlError, match="nest"):
+        load("a = " + "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    with pytest.raises(TomlError, match="longer than"):
+        load("a = 1\n" * 200_000)
+    with pytest.raises(TomlError) as err:
+        load("a = [\n1,\n")
+    assert err.value.line == 3 and "end of the file" in err.value.message
+    document = load('x = 1\n[a."b.c"]\nd = "[not a header]"\n[[e]]\nf = 2\n')
+    assert document.lines[("a", "b.c", "d")] == 3 and document.line(("e", "f")) == 5
+    assert document.line(("a", "b.c", "d", "missing")) == 3  # the nearest key above that is written
+
+
+def test_every_setting_default_cites_the_config_class() -> None:
+    for name, setting in SETTINGS.items():
+        assert setting.default is None or setting.source.endswith(tuple("0123456789")), name
