@@ -204,3 +204,11 @@ def test_toml_is_bounded_before_it_is_parsed() -> None:
 def test_every_setting_default_cites_the_config_class() -> None:
     for name, setting in SETTINGS.items():
         assert setting.default is None or setting.source.endswith(tuple("0123456789")), name
+
+
+def test_disaggregated_inference_counts_prefill_and_decode_nodes_of_every_replica() -> None:
+    run = read("primerl", "examples/disaggregated/rl.toml")
+    # (2 × 2 prefill + 3 × 1 decode) × 2 replicas = 14 inference nodes, + 4 training nodes; 8 GPUs each
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (144, 18, 8)
+    assert roles(run) == [("trainer", 32, 4, 8, ""), ("rollout", 112, 14, 8, "")]
+    assert run.model.value == "example/Big-MoE"  # the trainer's own, with no shared [model]

@@ -463,7 +463,24 @@ class _Reader:
         if kind.value == "multi_node":
             nodes = self.m.found("inference.deployment.num_nodes", to_int)
             return nodes if nodes.line else default(2, "inference.deployment.num_nodes: 2 (inference.py:378)")
+        if kind.value == "disaggregated":
+            return self._disaggregated()
         return Found(None, Origin.UNKNOWN, kind.line, f"{kind.written}: inference nodes not read", kind.file)
+
+    def _disaggregated(self) -> Found[int]:
+        """Prefill and decode nodes: ``*_nodes_per_replica × num_*_replicas`` each, 1 unless said (inference.py:388)."""
+        parts = []
+        for key in (
+            "prefill_nodes_per_replica",
+            "num_prefill_replicas",
+            "decode_nodes_per_replica",
+            "num_decode_replicas",
+        ):
+            found = self.m.found(f"inference.deployment.{key}", to_int)
+            parts.append(found if found.line or found.written else default(1, f"inference.deployment.{key}: 1"))
+        prefill = _times(parts[0], parts[1], "prefill nodes")
+        decode = _times(parts[2], parts[3], "decode nodes")
+        return _sum([prefill, decode], f"prefill {prefill.value} + decode {decode.value} nodes")
 
     def _ids(self) -> Placement:
         """The GPU-id generation: the distinct ids the trainer and the inference server use."""
