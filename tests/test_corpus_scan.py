@@ -152,3 +152,14 @@ def test_tree_files_stay_inside_the_tree(tmp_path: Path) -> None:
     assert files.read("/etc/passwd") is None
     (tmp_path / "tree" / "link.sh").symlink_to(tmp_path / "secret.sh")
     assert files.read("link.sh") is None
+
+
+def test_a_row_may_settle_nodes_and_gpus_per_node(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "THUDM+slime"
+    shutil.copytree(FIXTURES / "slime", tree)
+    truth = tmp_path / "truth.jsonl"
+    row = {"path": "scripts/run-split-two-nodes.sh", "nodes": 3, "gpus_per_node": 4}
+    truth.write_text(json.dumps(row) + "\n")
+    assert corpus_scan.main([str(tree), "--truth", str(truth)]) == 1
+    out = capsys.readouterr().out
+    assert "truth: right 1  unknown 0  WRONG 1" in out and "gpus_per_node: got 8, expected 4" in out
