@@ -199,6 +199,8 @@ def test_toml_is_bounded_before_it_is_parsed() -> None:
     document = load('x = 1\n[a."b.c"]\nd = "[not a header]"\n[[e]]\nf = 2\n')
     assert document.lines[("a", "b.c", "d")] == 3 and document.line(("e", "f")) == 5
     assert document.line(("a", "b.c", "d", "missing")) == 3  # the nearest key above that is written
+    # lines are placed by a linear scan: a long line of spaces once took minutes in a regular expression
+    assert load("[" + " " * 200_000 + "x]\n" + "y" + " " * 200_000 + "= 1\n").lines == {("x",): 1, ("x", "y"): 2}
 
 
 def test_every_setting_default_cites_the_config_class() -> None:

@@ -27,11 +27,7 @@ MAX_CHARS = 1_000_000
 MAX_DEPTH = 64
 """Deeper nesting (arrays, inline tables, dotted header parts) is never a config, and would exhaust the stack."""
 Path_ = tuple[str, ...]
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\[\]]+?)\s*\]\]?\s*(?:#.*)?$")
-_KEY = re.compile(
-    r"""^\s*((?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*'))*)\s*="""
-)
-_PART = re.compile(r"""\s*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')\s*(?:\.|$)""")
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
@@ -64,17 +60,36 @@ class TomlDocument:
 
 
 def _parts(text: str) -> Path_ | None:
-    """``a."b.c".d`` -> (``a``, ``b.c``, ``d``); None when it is not a plain dotted key."""
+    """``a."b.c".d`` -> (``a``, ``b.c``, ``d``); None when it is not a plain dotted key.
+
+    A plain loop, linear in the text: a regular expression with nested repetition can
+    take quadratic time on a long line of spaces, and this text is untrusted.
+    """
     parts: list[str] = []
-    position = 0
-    while position < len(text):
-        match = _PART.match(text, position)
-        if match is None or match.end() == position:
+    index, size = 0, len(text)
+    while True:
+        while index < size and text[index] in " \t":
+            index += 1
+        if index < size and text[index] in "\"'":
+            close = text.find(text[index], index + 1)
+            if close < 0:
+                return None
+            parts.append(text[index + 1 : close])
+            index = close + 1
+        else:
+            begin = index
+            while index < size and text[index] in _BARE:
+                index += 1
+            if index == begin:
+                return None
+            parts.append(text[begin:index])
+        while index < size and text[index] in " \t":
+            index += 1
+        if index == size:
+            return tuple(parts)
+        if text[index] != ".":
             return None
-        word = match.group(1)
-        parts.append(word[1:-1] if word[0] in "\"'" else word)
-        position = match.end()
-    return tuple(parts)
+        index += 1
 
 
 def _nesting(text: str) -> int:
@@ -109,20 +124,20 @@ def _positions(text: str) -> dict[Path_, int]:
             if in_string in line:
                 in_string = ""
             continue
-        header = _HEADER.match(line)
-        if header is not None:
-            parts = _parts(header.group(1))
+        stripped = line.strip()
+        if stripped.startswith("["):
+            body = stripped.split("#", 1)[0].rstrip()
+            depth = 2 if body.startswith("[[") and body.endswith("]]") else 1
+            parts = _parts(body[depth:-depth]) if body.endswith("]") else None
             if parts is not None:
                 table = parts
                 lines.setdefault(table, number)
             continue
-        key = _KEY.match(line)
-        if key is None:
+        key, sep, rest = line.partition("=")
+        parts = _parts(key) if sep else None
+        if parts is None:
             continue
-        parts = _parts(key.group(1))
-        if parts is not None:
-            lines.setdefault((*table, *parts), number)
-        rest = line[key.end() :]
+        lines.setdefault((*table, *parts), number)
         for fence in ('"""', "'''"):
             if rest.count(fence) == 1:
                 in_string = fence
