@@ -139,7 +139,7 @@ def test_a_python_file_is_scanned_through_its_docstring_and_a_rows_line_span_fin
     truth = tmp_path / "truth.jsonl"
     truth.write_text(json.dumps({"path": "examples/x.py#L1-4", "gpus": 2, "model": "m"}) + "\n")
     assert corpus_scan.main([str(tree), "--snippets", "--truth", str(truth)]) == 0
-    assert "truth: right 2  unknown 0  WRONG 0" in capsys.readouterr().out
+    assert "truth: right 2  unknown 0  not read 0  WRONG 0" in capsys.readouterr().out
 
 
 def test_tree_files_stay_inside_the_tree(tmp_path: Path) -> None:
@@ -162,4 +162,4 @@ def test_a_row_may_settle_nodes_and_gpus_per_node(tmp_path: Path, capsys: pytest
     truth.write_text(json.dumps(row) + "\n")
     assert corpus_scan.main([str(tree), "--truth", str(truth)]) == 1
     out = capsys.readouterr().out
-    assert "truth: right 1  unknown 0  WRONG 1" in out and "gpus_per_node: got 8, expected 4" in out
+    assert "truth: right 1  unknown 0  not read 0  WRONG 1" in out and "gpus_per_node: got 8, expected 4" in out
