@@ -241,12 +241,13 @@ SEARCHED = (1, 2, 4, 8, *range(16, 4097, 8))
 def minimum_gpus(arch: Architecture, plan: Plan, by: str = "expected", limit: int = 4096) -> tuple[int, Result] | None:
     """The fewest GPUs of ``plan.device`` that hold the run, with their result, or None.
 
-    ``by="expected"``: the expected peak fits (``fits`` or ``tight``); ``by="floor"``: the
-    floor fits (anything but ``does-not-fit``), the fewest the lower bound allows.  The
-    first is never fewer than the second.
+    ``by="expected"``: the verdict is ``fits``, the expected peak below the margin (what
+    ``--suggest`` asks of its settings, so the two agree); ``by="floor"``: the floor fits
+    (anything but ``does-not-fit``), the fewest the lower bound allows.  The first is
+    never fewer than the second.  The counts tried are :data:`SEARCHED` and the plan's own.
     """
-    allowed = ("fits", "tight") if by == "expected" else ("fits", "tight", "likely-oom")
-    for gpus in SEARCHED:
+    allowed = ("fits",) if by == "expected" else ("fits", "tight", "likely-oom")
+    for gpus in sorted({*SEARCHED, plan.gpus}):
         if gpus > limit:
             break
         if gpus <= plan.rollout_gpus:

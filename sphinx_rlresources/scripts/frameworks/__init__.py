@@ -127,6 +127,50 @@ def vocabulary_of(framework: str | None) -> Vocabulary | None:
     return VOCABULARIES.get(framework or "")
 
 
+class Overrides(NamedTuple):
+    """How a framework is told a setting: its key (or keys) for each ``Run`` setting, and how a value is written."""
+
+    framework: str
+    style: str
+    """``hydra`` (``key=value``), ``flags`` (``--flag value``; a switch alone) or ``yaml`` (``key: value``)."""
+    keys: Mapping[str, tuple[str, ...]]
+    """A ``Run`` setting -> the keys that take its value, from the adapter's own declaration."""
+    switches: frozenset[str] = frozenset()
+    """The flags that are switches (``adam_offload``), given alone to turn them on."""
+
+    def lines(self, setting: str, value: object) -> list[str]:
+        """The setting as the framework's own overrides, ready to paste (empty: it has no key, or a switch is off)."""
+        written = str(value).lower() if isinstance(value, bool) else f"{value:g}" if isinstance(value, float) else value
+        found = []
+        for key in dict.fromkeys(self.keys.get(setting, ())):
+            if self.style == "hydra":
+                found.append(f"{key}={written}")
+            elif self.style == "yaml":
+                found.append(f"{key}: {written}")
+            elif key.removeprefix("--") in self.switches:
+                found += [key] if value is True else []
+            else:
+                found.append(f"{key} {written}")
+        return found
+
+
+def override_keys(run: Run) -> Overrides | None:
+    """How to tell the run's framework each setting, from its adapter's declaration; None for a framework without one.
+
+    The one way the CLI learns a framework's keys: each adapter declares its own (verl's
+    Hydra keys, OpenRLHF's ``SETTINGS`` table in the script's dialect, NeMo-RL's recipe
+    paths), the same declaration its reader reads the script with.
+    """
+    framework = run.framework or ""
+    if framework in (verl.NAME, "verl-recipe"):
+        return Overrides(framework, "hydra", verl.override_keys(run))
+    if framework == openrlhf.NAME:
+        return Overrides(framework, "flags", openrlhf.override_keys(run), openrlhf.SWITCHES)
+    if framework == nemorl.NAME:
+        return Overrides(framework, "yaml", nemorl.override_keys(run))
+    return None
+
+
 SCRIPT_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 """A launch script's names; a file with no suffix at all is read as one too (``launch``, ``run``)."""
 MAX_NAMED = 4

@@ -60,6 +60,35 @@ ALGORITHMS = ("grpo", "ppo", "distillation", "dpo", "sft", "rm")
 """The top-level block that names a recipe's algorithm (one per base config)."""
 P = "policy"
 G = "policy.generation"
+KEYS: dict[str, str] = {
+    "micro_batch_per_gpu": f"{P}.train_micro_batch_size",
+    "log_prob_micro_batch_per_gpu": f"{P}.logprob_batch_size",
+    "max_token_len_per_gpu": f"{P}.dynamic_batching.train_mb_tokens",
+    "gpus_per_node": "cluster.gpus_per_node",
+    "nodes": "cluster.num_nodes",
+}
+"""A ``Run`` setting -> the recipe path the reader reads it from (and ``estimate --suggest`` writes it to)."""
+ENGINE_KEYS: dict[str, dict[str, str]] = {
+    "vllm": {
+        "rollout_tp": f"{G}.vllm_cfg.tensor_parallel_size",
+        "memory_fraction": f"{G}.vllm_cfg.gpu_memory_utilization",
+    },
+    "sglang": {"rollout_tp": f"{G}.sglang_cfg.tp_size", "memory_fraction": f"{G}.sglang_cfg.mem_fraction_static"},
+    "trtllm": {"rollout_tp": f"{G}.trtllm_cfg.tensor_parallel_size"},
+}
+"""The generation backend -> its paths for the engine's settings."""
+BACKEND_KEYS: dict[str, dict[str, str]] = {
+    "dtensor": {
+        "param_offload": f"{P}.dtensor_cfg.cpu_offload",
+        "optimizer_offload": f"{P}.dtensor_cfg.cpu_offload",
+        "gradient_checkpointing": f"{P}.dtensor_cfg.activation_checkpointing",
+    },
+    "megatron": {
+        "optimizer_offload": f"{P}.megatron_cfg.optimizer.optimizer_cpu_offload",
+        "gradient_checkpointing": f"{P}.megatron_cfg.activation_checkpointing",
+    },
+}
+"""The policy's backend -> its paths for offload and recomputation (DTensor offloads both with one switch)."""
 #: Each entry point's config when ``--config`` is not given (NVIDIA-NeMo/RL@7ea279a examples/run_*.py).
 DEFAULT_CONFIGS = {
     "examples/run_grpo.py": "examples/configs/grpo_math_1B.yaml",  # run_grpo.py:81-84
@@ -283,8 +312,8 @@ class _Reader:
 
     def run(self, problems: list[Problem]) -> Run:
         m = self.m
-        nodes = m.found("cluster.num_nodes", to_int)
-        per_node = m.found("cluster.gpus_per_node", to_int)
+        nodes = m.found(KEYS["nodes"], to_int)
+        per_node = m.found(KEYS["gpus_per_node"], to_int)
         cluster = derived(_product(nodes, per_node), [nodes, per_node], "cluster.num_nodes × cluster.gpus_per_node")
         gym_nodes = m.found("env.nemo_gym.num_gpu_nodes", to_int)
         gpus, all_nodes, gym_role = cluster, nodes, None
@@ -312,7 +341,7 @@ class _Reader:
         algorithm = self._algorithm()
         kl = m.found("loss_fn.reference_policy_kl_penalty", to_float)
         use_kl = Found(kl.value > 0, kl.origin, kl.line, kl.written, kl.file) if kl.value is not None else UNKNOWN
-        offload = m.found(f"{P}.dtensor_cfg.cpu_offload", to_bool) if backend.value == "dtensor" else UNKNOWN
+        offload = m.found(BACKEND_KEYS["dtensor"]["param_offload"], to_bool) if backend.value == "dtensor" else UNKNOWN
         optimizer_offload = self._optimizer_offload(backend, offload)
         param_offload, offload_mode = (
             offload,
@@ -349,8 +378,8 @@ class _Reader:
             train_batch_size=first(
                 m.found("grpo.num_prompts_per_step", to_int), m.found("distillation.num_prompts_per_step", to_int)
             ),
-            micro_batch_per_gpu=m.found(f"{P}.train_micro_batch_size", to_int),
-            log_prob_micro_batch_per_gpu=m.found(f"{P}.logprob_batch_size", to_int),
+            micro_batch_per_gpu=m.found(KEYS["micro_batch_per_gpu"], to_int),
+            log_prob_micro_batch_per_gpu=m.found(KEYS["log_prob_micro_batch_per_gpu"], to_int),
             dynamic_batch=m.found(f"{P}.dynamic_batching.enabled", to_bool),
             max_token_len_per_gpu=self._token_budget(),
             rollout_n=first(
@@ -471,26 +500,20 @@ class _Reader:
 
     def _optimizer_offload(self, backend: Found[str], offload: Found[bool]) -> Found[bool]:
         if backend.value == "megatron":
-            return self.m.found(f"{P}.megatron_cfg.optimizer.optimizer_cpu_offload", to_bool)
+            return self.m.found(BACKEND_KEYS["megatron"]["optimizer_offload"], to_bool)
         return offload
 
     def _checkpointing(self, backend: Found[str]) -> Found[bool]:
-        block = {"dtensor": "dtensor_cfg", "megatron": "megatron_cfg"}.get(backend.value or "")
-        return self.m.found(f"{P}.{block}.activation_checkpointing", to_bool) if block else UNKNOWN
+        key = BACKEND_KEYS.get(backend.value or "", {}).get("gradient_checkpointing")
+        return self.m.found(key, to_bool) if key else UNKNOWN
 
     def _rollout_tp(self, engine: Found[str]) -> Found[int]:
-        key = {
-            "vllm": "vllm_cfg.tensor_parallel_size",
-            "sglang": "sglang_cfg.tp_size",
-            "trtllm": "trtllm_cfg.tensor_parallel_size",
-        }.get(engine.value or "")
-        return self.m.found(f"{G}.{key}", to_int) if key else UNKNOWN
+        key = ENGINE_KEYS.get(engine.value or "", {}).get("rollout_tp")
+        return self.m.found(key, to_int) if key else UNKNOWN
 
     def _memory(self, engine: Found[str]) -> Found[float]:
-        key = {"vllm": "vllm_cfg.gpu_memory_utilization", "sglang": "sglang_cfg.mem_fraction_static"}.get(
-            engine.value or ""
-        )
-        return self.m.found(f"{G}.{key}", to_float) if key else UNKNOWN
+        key = ENGINE_KEYS.get(engine.value or "", {}).get("memory_fraction")
+        return self.m.found(key, to_float) if key else UNKNOWN
 
     def _problems(self) -> list[Problem]:
         m = self.m
@@ -506,6 +529,14 @@ class _Reader:
                 )
             ]
         return []
+
+
+def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
+    """Each setting a recipe of this adapter can be told: :data:`KEYS`, and its backend's and engine's paths."""
+    found: dict[str, tuple[str, ...]] = {name: (key,) for name, key in KEYS.items()}
+    for table, chosen in ((BACKEND_KEYS, run.train_backend.value), (ENGINE_KEYS, run.engine.value)):
+        found.update({name: (key,) for name, key in table.get(chosen or "", {}).items()})
+    return found
 
 
 def _as(found: Found[bool], value: str) -> Found[str]:

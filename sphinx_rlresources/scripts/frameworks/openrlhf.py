@@ -124,6 +124,20 @@ SETTINGS: dict[str, Setting] = {
     "agent": Setting("train.agent_func_path", ("agent_func_path",)),  # 524 / 420
     "ref_offload": Setting("ref.offload", ("ref_reward_offload",), False, True),  # 522 / 419
 }
+OVERRIDDEN: dict[str, str] = {
+    "micro_batch_per_gpu": "train_micro",
+    "log_prob_micro_batch_per_gpu": "rollout_micro",
+    "max_token_len_per_gpu": "max_tokens",
+    "optimizer_offload": "adam_offload",
+    "gradient_checkpointing": "checkpointing",
+    "ref_param_offload": "ref_offload",
+    "zero_stage": "zero_stage",
+    "rollout_tp": "vllm_tp",
+    "memory_fraction": "vllm_memory",
+}
+"""A ``Run`` setting -> its :data:`SETTINGS` entry, for the settings ``estimate --suggest`` may tell a run.
+
+The trained parameters have no entry: OpenRLHF never offloads them (only Adam's states)."""
 SWITCHES = frozenset(
     name
     for key in (
@@ -421,6 +435,17 @@ class _Reader:
                 )
             )
         return found
+
+
+def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
+    """Each setting of :data:`OVERRIDDEN` as the flag the run's own dialect spells (flat when it used a flat flag)."""
+    flat = any(name.removeprefix("--") in FLAT_TO_DOTTED for name in run.deprecated)
+    found: dict[str, tuple[str, ...]] = {}
+    for name, key in OVERRIDDEN.items():
+        setting = SETTINGS[key]
+        flag = setting.flat[0] if flat or not setting.dotted else setting.dotted
+        found[name] = (f"--{flag}",)
+    return found
 
 
 def _product(a: Found[int], b: Found[int]) -> int | None:

@@ -61,6 +61,23 @@ VOCABULARY = Vocabulary(
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"
 M = "actor_rollout_ref.model"
+KEYS: dict[str, str] = {
+    "micro_batch_per_gpu": f"{A}.ppo_micro_batch_size_per_gpu",
+    "log_prob_micro_batch_per_gpu": f"{R}.log_prob_micro_batch_size_per_gpu",
+    "max_token_len_per_gpu": f"{A}.ppo_max_token_len_per_gpu",
+    "gradient_checkpointing": f"{M}.enable_gradient_checkpointing",
+    "ulysses_sp": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
+    "rollout_tp": f"{R}.tensor_model_parallel_size",
+    "memory_fraction": f"{R}.gpu_memory_utilization",
+    "gpus_per_node": "trainer.n_gpus_per_node",
+    "nodes": "trainer.nnodes",
+}
+"""A ``Run`` setting -> the Hydra key the reader reads it from (and ``estimate --suggest`` writes it to)."""
+ALSO: dict[str, tuple[str, ...]] = {
+    "micro_batch_per_gpu": ("critic.ppo_micro_batch_size_per_gpu",),
+    "log_prob_micro_batch_per_gpu": ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",),
+}
+"""Keys that take the same value for the passes the reader reads only once (the critic's, the reference's)."""
 VERL_KEYS = (
     "actor_rollout_ref.",
     "algorithm.adv_estimator=",
@@ -140,8 +157,8 @@ class _Reader:
         return _stock_default(key, fallback)
 
     def run(self) -> Run:
-        per_node = self.get("trainer.n_gpus_per_node", as_int, 8)
-        nodes = self.get("trainer.nnodes", as_int, 1)
+        per_node = self.get(KEYS["gpus_per_node"], as_int, 8)
+        nodes = self.get(KEYS["nodes"], as_int, 1)
         trainer_gpus = derived(
             _product(per_node, nodes),
             [per_node, nodes],
@@ -155,12 +172,13 @@ class _Reader:
         algorithm = self.get("algorithm.adv_estimator", as_lower, "gae")
         lora = self._lora()
         rollout_n = self.get("actor_rollout_ref.rollout.n", as_int, 1)
-        micro = self._micro("actor_rollout_ref.actor.ppo_micro_batch_size", gpus)
-        log_prob = self._micro("actor_rollout_ref.rollout.log_prob_micro_batch_size", gpus)
+        micro = self._micro(KEYS["micro_batch_per_gpu"], gpus)
+        log_prob = self._micro(KEYS["log_prob_micro_batch_per_gpu"], gpus)
         backend = self._backend()
         engine_config = "megatron" if backend.value == "megatron" else "fsdp_config"
-        param_offload = self.get(f"{A}.{engine_config}.param_offload", as_bool, False)
-        optimizer_offload = self.get(f"{A}.{engine_config}.optimizer_offload", as_bool, False)
+        offloads = offload_keys(engine_config)
+        param_offload = self.get(offloads["param_offload"], as_bool, False)
+        optimizer_offload = self.get(offloads["optimizer_offload"], as_bool, False)
         policy = self.get("actor_rollout_ref.actor.fsdp_config.offload_policy", as_bool, False)
         use_kl = _either(
             self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False),
@@ -187,7 +205,7 @@ class _Reader:
             train_cp=self.get("actor_rollout_ref.actor.megatron.context_parallel_size", as_int, 1),
             ulysses_sp=first(
                 self.get("actor_rollout_ref.actor.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
-                self.get("actor_rollout_ref.actor.fsdp_config.ulysses_sequence_parallel_size", as_int, 1),
+                self.get(KEYS["ulysses_sp"], as_int, 1),
             ),
             lora_rank=lora,
             lora_targets=self.get("actor_rollout_ref.model.target_modules", as_text),
@@ -203,13 +221,13 @@ class _Reader:
             micro_batch_per_gpu=micro,
             log_prob_micro_batch_per_gpu=log_prob,
             dynamic_batch=self.get("actor_rollout_ref.actor.use_dynamic_bsz", as_bool, False),
-            max_token_len_per_gpu=self.get("actor_rollout_ref.actor.ppo_max_token_len_per_gpu", as_int, 16384),
+            max_token_len_per_gpu=self.get(KEYS["max_token_len_per_gpu"], as_int, 16384),
             rollout_n=rollout_n,
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
-            ref_param_offload=self.get(f"actor_rollout_ref.ref.{engine_config}.param_offload", as_bool, False),
+            ref_param_offload=self.get(offloads["ref_param_offload"], as_bool, False),
             offload_mode=_offload_mode(policy, param_offload, optimizer_offload),
-            gradient_checkpointing=self.get("actor_rollout_ref.model.enable_gradient_checkpointing", as_bool, True),
+            gradient_checkpointing=self.get(KEYS["gradient_checkpointing"], as_bool, True),
             entropy_checkpointing=self.get("actor_rollout_ref.actor.entropy_checkpointing", as_bool, False),
             # Only as written: verl's defaults for these four changed between releases (entropy_coeff
             # 0.001 -> 0, use_remove_padding false -> true), so a silent script leaves them to the
@@ -224,8 +242,8 @@ class _Reader:
             ),
             fused_kernels=from_override(self.s.overrides.get("actor_rollout_ref.model.use_fused_kernels"), as_bool),
             engine=self.get("actor_rollout_ref.rollout.name", as_lower),
-            rollout_tp=self.get("actor_rollout_ref.rollout.tensor_model_parallel_size", as_int, 2),
-            memory_fraction=self.get("actor_rollout_ref.rollout.gpu_memory_utilization", as_float, 0.5),
+            rollout_tp=self.get(KEYS["rollout_tp"], as_int, 2),
+            memory_fraction=self.get(KEYS["memory_fraction"], as_float, 0.5),
             free_cache_engine=self.get("actor_rollout_ref.rollout.free_cache_engine", as_bool, True),
             max_num_seqs=self.get("actor_rollout_ref.rollout.max_num_seqs", as_int, 1024),
             deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
@@ -312,11 +330,11 @@ class _Reader:
         return default(0, f"{M}.lora_rank=0 (verl's default: the whole model trains)") if self.stock else UNKNOWN
 
     def _micro(self, key: str, gpus: Found[int]) -> Found[int]:
-        """The per-GPU micro-batch; the deprecated global one is divided by the GPUs, as verl does."""
-        per_gpu = self.get(f"{key}_per_gpu", as_int)
+        """The per-GPU micro-batch (``key``); the deprecated global one is divided by the GPUs, as verl does."""
+        per_gpu = self.get(key, as_int)
         if per_gpu.line:
             return per_gpu
-        total = from_override(self.s.overrides.get(key), as_int)
+        total = from_override(self.s.overrides.get(key.removesuffix("_per_gpu")), as_int)
         if total.value is not None and gpus.value:
             return derived(max(total.value // gpus.value, 1), [total, gpus], f"{total.written} over {gpus.value} GPUs")
         return total if total.line else UNKNOWN
@@ -338,6 +356,28 @@ class _Reader:
                 )
         found.extend(duplicate_problems(self.s))
         return found
+
+
+def offload_keys(engine_config: str) -> dict[str, str]:
+    """The offload keys of the actor's engine config (``fsdp_config`` or ``megatron``) and the reference's."""
+    return {
+        "param_offload": f"{A}.{engine_config}.param_offload",
+        "optimizer_offload": f"{A}.{engine_config}.optimizer_offload",
+        "ref_param_offload": f"actor_rollout_ref.ref.{engine_config}.param_offload",
+    }
+
+
+def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
+    """Each setting a run of this adapter can be told, as Hydra keys (:data:`KEYS`, the offload keys, :data:`ALSO`)."""
+    engine_config = "megatron" if run.train_backend.value == "megatron" else "fsdp_config"
+    found = {name: (key, *ALSO.get(name, ())) for name, key in {**KEYS, **offload_keys(engine_config)}.items()}
+    if not run.critic.value:
+        found["micro_batch_per_gpu"] = (KEYS["micro_batch_per_gpu"],)
+    if not run.use_kl.value or run.lora_rank.value:  # no reference model of its own
+        found["log_prob_micro_batch_per_gpu"] = (KEYS["log_prob_micro_batch_per_gpu"],)
+    if engine_config == "megatron":
+        del found["ulysses_sp"]  # Megatron splits sequences by its own context parallelism
+    return found
 
 
 @functools.lru_cache(maxsize=256, typed=True)

@@ -1,0 +1,357 @@
+"""Settings that fit: the largest micro-batch and engine share, and the offload, parallelism and GPUs needed.
+
+``rlresources estimate --suggest`` answers "what should I set to run this on my GPUs".
+Every answer is the estimator's own verdict (:attr:`.memory.Result.verdict`) read as
+"fits": a setting is suggested only where the run, with it, is neither ``tight`` nor
+worse, so the margin the verdict keeps for the allocator and the runtime is kept here
+too, and a change to that margin changes the suggestions with it.
+
+The search, in order:
+
+1. **What is needed.** The run with its least-memory batch (one sequence per
+   micro-batch, the shortest token budget that holds one sequence) is tried on its GPUs.
+   When it does not fit, the helpers of :data:`HELPERS` are taken one after another
+   until it does (offload, recomputation, the reference offloaded, ZeRO-3, the engine's
+   tensor parallelism, Ulysses sequence parallelism, a smaller engine share), then each
+   taken helper the fit does not need is given back: a helper is suggested only where
+   it is needed.
+2. **The fewest GPUs.** When nothing fits on the run's GPUs, the GPU counts of
+   :data:`.memory.SEARCHED` above them are tried with every helper.
+3. **The largest that fits.** On those GPUs, the micro-batch (or the token budget under
+   dynamic batching), then the log-prob micro-batch, by bisection over whole numbers up
+   to a cap; then the engine's share on a grid of :data:`FRACTION_STEP`.
+
+Bisection needs the verdict to be monotone in the batch: more sequences per pass never
+use less memory.  The estimate is built that way (every per-token term grows with the
+tokens), ``tests/test_suggest.py`` checks it over the seed rows and the published runs,
+and each search probes above its answer: a larger value that fits after a smaller one
+did not is reported (:attr:`Suggestion.notes`), never silently taken or dropped.
+
+The GPUs reported are :func:`.memory.minimum_gpus` of the suggested plan, the same search
+``--min-gpus`` runs, so the two always agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sphinx_rlresources.estimator.architectures import Architecture
+from sphinx_rlresources.estimator.memory import SEARCHED, Result, estimate, minimum_gpus, rollout_tp
+from sphinx_rlresources.estimator.plan import Plan
+
+FITS = "fits"
+"""The verdict a suggestion must reach: the expected peak below the margin (:data:`.plan.MARGIN`)."""
+MICRO_CAP = 4096
+"""The largest micro-batch searched when no mini-batch bounds what one pass can hold."""
+TOKEN_CAP = 1 << 22
+"""The largest token budget searched when no mini-batch bounds it."""
+FRACTION_STEP = 0.05
+FRACTION_MOST = 0.95
+"""The largest engine share suggested: OpenRLHF's default, and more than vLLM's own 0.9."""
+
+PLAN_FIELD: dict[str, str] = {
+    "micro_batch_per_gpu": "micro_batch",
+    "log_prob_micro_batch_per_gpu": "log_prob_micro_batch",
+    "max_token_len_per_gpu": "max_token_len",
+    "ref_param_offload": "ref_offload",
+    "ulysses_sp": "sequence_parallel",
+}
+"""A setting's name (the ``Run``'s, which ``inspect`` shows) -> the Plan field, where they differ."""
+
+
+def _field(setting: str) -> str:
+    return PLAN_FIELD.get(setting, setting)
+
+
+def value_of(plan: Plan, setting: str) -> Any:
+    """A setting's value in a plan, by the setting's (the ``Run``'s) name."""
+    return getattr(plan, _field(setting))
+
+
+def _with(plan: Plan, **settings: Any) -> Plan:
+    return replace(plan, **{_field(name): value for name, value in settings.items()})
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One suggested setting: its name (the ``Run``'s), the value to set, the value the run had, and why."""
+
+    name: str
+    value: Any
+    was: Any
+    why: str
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """What to set, the plan with it, and its estimate (verdict ``fits``)."""
+
+    settings: tuple[Setting, ...]
+    plan: Plan
+    result: Result
+    gpus: int
+    """The fewest GPUs that hold the suggested settings (:func:`.memory.minimum_gpus`)."""
+    notes: tuple[str, ...] = ()
+    """What the search found that a reader should know (a batch the estimate is not monotone in)."""
+
+
+def fits(arch: Architecture, plan: Plan) -> bool:
+    """The one test every step of the search makes: the estimator's verdict is ``fits``."""
+    return estimate(arch, plan).verdict == FITS
+
+
+@dataclass(frozen=True)
+class Helper:
+    """A change that lowers the memory a run needs, and whether it can apply to a plan."""
+
+    setting: str
+    applies: Callable[[Architecture, Plan], list[Any]]
+    """The values to try, least memory last (empty: the helper cannot change this plan)."""
+    why: str
+
+
+def _switch_on(setting: str) -> Callable[[Architecture, Plan], list[Any]]:
+    return lambda arch, plan: [] if value_of(plan, setting) else [True]
+
+
+def _ref_offload(arch: Architecture, plan: Plan) -> list[Any]:
+    return [True] if plan.reference and plan.ref_offload is False else []
+
+
+def _zero3(arch: Architecture, plan: Plan) -> list[Any]:
+    return [3] if plan.train == "fsdp" and plan.zero_stage < 3 else []
+
+
+def _rollout_tp(arch: Architecture, plan: Plan) -> list[Any]:
+    """Larger engine tensor parallelism than the plan's, as far as the heads and the engine's GPUs allow."""
+    now = rollout_tp(arch, plan)
+    if arch.size_only:
+        return []
+    return [t for t in arch.tp_choices(plan.engine_gpus) if t > now]
+
+
+def _ulysses(arch: Architecture, plan: Plan) -> list[Any]:
+    """Ulysses groups that divide the trainer's GPUs and the attention heads (verl asserts both)."""
+    if plan.train != "fsdp" or arch.size_only:
+        return []
+    now = plan.sequence_parallel
+    return [s for s in (2, 4, 8, 16) if s > now and plan.train_gpus % s == 0 and arch.heads % s == 0]
+
+
+HELPERS: tuple[Helper, ...] = (
+    Helper("param_offload", _switch_on("param_offload"), "the parameters in host memory between their phases"),
+    Helper("optimizer_offload", _switch_on("optimizer_offload"), "the optimizer states in host memory"),
+    Helper("gradient_checkpointing", _switch_on("gradient_checkpointing"), "activations recomputed, not kept"),
+    Helper("ref_param_offload", _ref_offload, "the reference model in host memory between its passes"),
+    Helper("zero_stage", _zero3, "ZeRO-3: parameters sharded over the trainer's GPUs too"),
+    Helper("rollout_tp", _rollout_tp, "the engine's weights and KV cache split over more GPUs"),
+    Helper("ulysses_sp", _ulysses, "each sequence's activations and logits split over a sequence-parallel group"),
+)
+"""In the order they are tried: the cheapest in speed first."""
+
+
+def _least(plan: Plan, knobs: Collection[str]) -> Plan:
+    """The plan with its least-memory batch: one sequence per pass, the shortest budget that holds one."""
+    least: dict[str, Any] = {}
+    if plan.dynamic_batch and "max_token_len_per_gpu" in knobs:
+        least["max_token_len_per_gpu"] = sum(plan.lengths)
+    if not plan.dynamic_batch and "micro_batch_per_gpu" in knobs:
+        least["micro_batch_per_gpu"] = 1
+    if "log_prob_micro_batch_per_gpu" in knobs and not plan.dynamic_batch:
+        least["log_prob_micro_batch_per_gpu"] = 1
+    return _with(plan, **least)
+
+
+def _needed(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Plan, list[Setting]] | None:
+    """The helpers the least plan needs to fit on its GPUs, each only where needed; None if all are not enough."""
+    taken: list[Setting] = []
+    current = plan
+    for helper in HELPERS:
+        if fits(arch, current):
+            break
+        if helper.setting not in knobs:
+            continue
+        for value in helper.applies(arch, current):
+            trial = _with(current, **{helper.setting: value})
+            taken = [s for s in taken if s.name != helper.setting]
+            taken.append(Setting(helper.setting, value, value_of(plan, helper.setting), helper.why))
+            current = trial
+            if fits(arch, current):
+                break
+    if not fits(arch, current):
+        lowered = _lower_fraction(arch, current, knobs)
+        if lowered is None:
+            return None
+        current = lowered
+    # give back what the fit does not need, the last taken first
+    for setting in reversed(list(taken)):
+        back = _with(current, **{setting.name: setting.was})
+        if fits(arch, back):
+            current = back
+            taken.remove(setting)
+    return current, taken
+
+
+def _lower_fraction(arch: Architecture, plan: Plan, knobs: Collection[str]) -> Plan | None:
+    """The largest engine share on the grid, up to the plan's, that lets the plan fit; None if none does."""
+    if "memory_fraction" not in knobs or plan.memory_fraction is None:
+        return None
+    for fraction in reversed(_grid(plan.memory_fraction)):
+        trial = replace(plan, memory_fraction=fraction)
+        if fits(arch, trial):
+            return trial
+    return None
+
+
+def _grid(most: float) -> list[float]:
+    """Engine shares from one step up to ``most``, on the grid."""
+    steps = math.floor(most / FRACTION_STEP + 1e-9)
+    return [round(FRACTION_STEP * k, 2) for k in range(1, steps + 1)]
+
+
+def _on_gpus(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Plan, list[Setting]] | None:
+    """The needed helpers on the plan's GPUs, or on the fewest more (:data:`SEARCHED`) where every helper fits."""
+    found = _needed(arch, plan, knobs)
+    if found is not None:
+        return found
+    for gpus in SEARCHED:
+        if gpus <= plan.gpus or gpus <= plan.rollout_gpus:
+            continue
+        engine = plan.rollout_gpus or gpus
+        if plan.rollout_tp is not None and engine % plan.rollout_tp:
+            continue
+        found = _needed(arch, plan.with_gpus(gpus), knobs)
+        if found is not None:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class Searched:
+    """The largest whole value that fits, and whether a larger one fitting was seen above it."""
+
+    value: int
+    capped: bool
+    """Whether the cap itself fits: a larger value changes nothing the estimate counts, or was not searched."""
+    above: int | None
+    """A value above the first that did not fit that fits again (the estimate not monotone), or None."""
+
+
+def largest(test: Callable[[int], bool], low: int, cap: int) -> Searched:
+    """The largest ``n`` in ``low..cap`` with ``test(n)``, by doubling then bisection; ``test(low)`` must hold.
+
+    ``test`` is assumed monotone (true up to some value, false after); the values probed
+    above the answer check that, and one that fits again is reported in ``above``.
+    """
+    good, step = low, 1
+    bad: int | None = None
+    while bad is None:  # doubling: at most log2(cap) estimates
+        trial = min(good + step, cap)
+        if trial == good:
+            return Searched(good, True, None)
+        if test(trial):
+            good, step = trial, step * 2
+        else:
+            bad = trial
+    while bad - good > 1:  # bisection
+        middle = (good + bad) // 2
+        if test(middle):
+            good = middle
+        else:
+            bad = middle
+    probes = sorted({p for p in (bad + 1, 2 * bad, cap) if bad < p <= cap})
+    above = next((p for p in probes if test(p)), None)
+    return Searched(good, False, above)
+
+
+def _cap(plan: Plan, prompts: int | None, per_sequence: float) -> int | None:
+    """The most a pass can hold per GPU: the sequences (or tokens) of ``prompts`` spread over the trainer's GPUs."""
+    if not prompts:
+        return None
+    split = max(plan.sequence_parallel, 1) * max(plan.train_cp, 1)
+    sequences = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
+    return max(1, math.ceil(sequences * per_sequence / split))
+
+
+BATCHES: tuple[tuple[str, str, str], ...] = (
+    ("max_token_len_per_gpu", "mini_batch", "the largest token budget per GPU that fits"),
+    ("micro_batch_per_gpu", "mini_batch", "the largest micro-batch per GPU that fits"),
+    ("log_prob_micro_batch_per_gpu", "train_batch", "the largest log-prob micro-batch per GPU that fits"),
+)
+"""(setting, the Plan field of the prompts that bound it, why) for the batches searched, in order."""
+
+
+def _batch(arch: Architecture, plan: Plan, setting: str, bound: str, why: str) -> tuple[Plan, Setting, str | None]:
+    """The largest value of one batch setting that fits, the setting, and a note when the search saw something odd."""
+    tokens = setting == "max_token_len_per_gpu"
+    per_sequence = float(sum(plan.lengths)) if tokens else 1.0
+    cap = _cap(plan, getattr(plan, bound), per_sequence) or (TOKEN_CAP if tokens else MICRO_CAP)
+    low = int(value_of(plan, setting) or 1)
+    cap = max(cap, low)
+
+    def test(value: int) -> bool:
+        return fits(arch, _with(plan, **{setting: value}))
+
+    found = largest(test, low, cap)
+    note = None
+    reason = why
+    if found.capped:
+        reason = (
+            f"{why}: every sequence of a batch in one pass, more changes nothing counted"
+            if _cap(plan, getattr(plan, bound), per_sequence)
+            else f"{why}, up to the search's cap of {cap:,}"
+        )
+    if found.above is not None:
+        note = (
+            f"{setting}: {found.value} fits and {found.value + 1} does not, yet {found.above} fits again "
+            "by the estimate: it is not monotone here, and the smaller value is suggested"
+        )
+    was = getattr(plan, _field(setting))
+    return _with(plan, **{setting: found.value}), Setting(setting, found.value, was, reason), note
+
+
+def _fraction(arch: Architecture, plan: Plan) -> tuple[Plan, Setting] | None:
+    """The largest engine share on the grid that fits, at the plan's batches."""
+    best = next((f for f in reversed(_grid(FRACTION_MOST)) if fits(arch, replace(plan, memory_fraction=f))), None)
+    if best is None:
+        return None
+    why = "the largest share of each GPU the engine can claim with the margin kept"
+    return replace(plan, memory_fraction=best), Setting("memory_fraction", best, plan.memory_fraction, why)
+
+
+def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None) -> Suggestion | None:
+    """What to set so ``plan`` fits with the margin (see the module docstring); None when nothing fits.
+
+    ``knobs``: the settings that may change (the framework's adapter has a key for each);
+    None: every one the estimator knows.
+    """
+    knobs = _every_knob() if knobs is None else knobs
+    start = _least(plan, knobs)
+    found = _on_gpus(arch, start, knobs)
+    if found is None:
+        return None
+    current, taken = found
+    notes: list[str] = []
+    batches: list[Setting] = []
+    for setting, bound, why in BATCHES:
+        if setting not in knobs or (setting == "max_token_len_per_gpu") != plan.dynamic_batch:
+            continue
+        current, chosen, note = _batch(arch, current, setting, bound, why)
+        batches.append(replace(chosen, was=value_of(plan, setting)))
+        notes += [note] if note else []
+    engine: list[Setting] = []
+    if "memory_fraction" in knobs:
+        raised = _fraction(arch, current)
+        if raised is not None:
+            current, chosen = raised
+            engine.append(replace(chosen, was=plan.memory_fraction))
+    gpus = minimum_gpus(arch, current)
+    fewest = gpus[0] if gpus else current.gpus
+    return Suggestion((*taken, *batches, *engine), current, estimate(arch, current), fewest, tuple(notes))
+
+
+def _every_knob() -> frozenset[str]:
+    return frozenset({h.setting for h in HELPERS} | {b[0] for b in BATCHES} | {"memory_fraction"})
