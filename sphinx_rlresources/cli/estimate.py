@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.cli import estimate_suggest
 from sphinx_rlresources.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -195,13 +196,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
     add("--no-gradient-checkpointing", dest="checkpointing", action="store_false", default=None,
         help="keep every activation (default: recomputation on)")  # fmt: skip
-    add("--min-gpus", action="store_true", help="search the fewest GPUs of the device that hold the run")
+    answers = parser.add_argument_group("answers (with flags or --row)")
+    answers.add_argument(
+        "--min-gpus", action="store_true", help="search the fewest GPUs of the device on which the run fits"
+    )
+    answers.add_argument(
+        "--suggest",
+        action="store_true",
+        help="the settings that fit: the largest micro-batch (or token budget) and engine share, the offload and "
+        "parallelism needed, the fewest GPUs, as the framework's own overrides",
+    )
     row = parser.add_argument_group("a row of the data")
     row.add_argument(
         "--row",
         metavar="FILE:LINE",
         help="estimate the row at (or starting before) LINE of a data file, with its script's settings; needed "
-        "instead of --model and --device (only the mean lengths, --host-memory and --format may be added)",
+        "instead of --model and --device (only the mean lengths, --host-memory, --min-gpus, --suggest and --format "
+        "may be added)",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="the output format (default text)")
 
@@ -217,7 +228,7 @@ def said_as(flag: str, given: str, name: str) -> None:
 
 
 #: flags that describe the data rather than a script's settings: they apply with --row too
-FACT_FLAGS = ("mean_prompt_length", "mean_response_length", "host_memory", "format")
+FACT_FLAGS = ("mean_prompt_length", "mean_response_length", "host_memory", "format", "min_gpus", "suggest")
 
 
 def architecture(name: str) -> Architecture:
@@ -345,7 +356,7 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
     return _facts(plan, args)
 
 
-def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
+def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result, Run]:
     """The row at FILE:LINE (any line of the row), estimated with its script's settings."""
     given = [k for k, v in vars(args).items() if v not in (None, False) and k not in (*FACT_FLAGS, "row", "func")]
     given = [k for k in given if k not in ("task", "data", "root", "command")]
@@ -387,7 +398,7 @@ def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result]:
             "rlresources estimate --model ... --device-memory GIB estimates any device"
         )
     plan = _facts(found.plan, args)
-    return entry, estimate(found.arch, plan)
+    return entry, estimate(found.arch, plan), settings or Run()
 
 
 UNREAD_SCRIPT = frozenset({Subtype.SCRIPT_MISSING, Subtype.SCRIPT_PATH, Subtype.SCRIPT_FILE})
@@ -402,24 +413,42 @@ def _line_count(path: Path) -> int:
 
 
 def run(args: argparse.Namespace, out: Lines) -> int:
-    minimum: tuple[int | None, int | None] | None = None
     if args.row:
-        _entry, found = row_estimate(args.row, args)
+        _entry, found, settings = row_estimate(args.row, args)
     else:
         if not args.model:
             raise CliError("give --model (with --device), or --row FILE:LINE")
         arch = architecture(args.model)
-        plan = plan_from_flags(args, arch)
-        found = estimate(arch, plan)
-        if args.min_gpus:
-            by_expected = minimum_gpus(arch, plan)
-            by_floor = minimum_gpus(arch, plan, by="floor")
-            minimum = (by_expected[0] if by_expected else None, by_floor[0] if by_floor else None)
-            if by_expected or by_floor:
-                found = (by_expected or by_floor or (0, found))[1]
+        found = estimate(arch, plan_from_flags(args, arch))
+        settings = run_from_flags(args)
+    given = found
+    minimum: tuple[int | None, int | None] | None = None
+    if args.min_gpus:
+        by_expected = minimum_gpus(found.arch, found.plan)
+        by_floor = minimum_gpus(found.arch, found.plan, by="floor")
+        minimum = (by_expected[0] if by_expected else None, by_floor[0] if by_floor else None)
+        if by_expected or by_floor:
+            found = (by_expected or by_floor or (0, found))[1]
+    if args.suggest:
+        return _suggested(given, settings, minimum, args.format, out)
     if args.format == "json":
         out.write(json_text(as_json(found, minimum)))
         out.write("\n")
     else:
         out.write(as_text(found, minimum))
     return EXIT_FINDINGS if found.verdict == "does-not-fit" else EXIT_OK
+
+
+def _suggested(
+    given: Result, settings: Run, minimum: tuple[int | None, int | None] | None, form: str, out: Lines
+) -> int:
+    """``--suggest``: the settings that fit; with ``--format json`` the estimate of the run as given beside them."""
+    found, keys = estimate_suggest.advise(given, settings)
+    if form == "json":
+        data = as_json(given, minimum)
+        data["suggest"] = estimate_suggest.as_json(found, keys, given)
+        out.write(json_text(data))
+        out.write("\n")
+    else:
+        out.write(estimate_suggest.as_text(found, keys, given))
+    return EXIT_FINDINGS if found is None else EXIT_OK

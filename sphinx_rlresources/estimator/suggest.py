@@ -19,7 +19,8 @@ The search, in order:
    :data:`.memory.SEARCHED` above them are tried with every helper.
 3. **The largest that fits.** On those GPUs, the micro-batch (or the token budget under
    dynamic batching), then the log-prob micro-batch, by bisection over whole numbers up
-   to a cap; then the engine's share on a grid of :data:`FRACTION_STEP`.
+   to a cap; then the engine's share on a grid of :data:`FRACTION_STEP`, up to
+   ``1 - MARGIN``: the claim itself leaves the margin free.
 
 Bisection needs the verdict to be monotone in the batch: more sequences per pass never
 use less memory.  The estimate is built that way (every per-token term grows with the
@@ -40,7 +41,7 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.memory import SEARCHED, Result, estimate, minimum_gpus, rollout_tp
-from sphinx_rlresources.estimator.plan import Plan
+from sphinx_rlresources.estimator.plan import MARGIN, Plan
 
 FITS = "fits"
 """The verdict a suggestion must reach: the expected peak below the margin (:data:`.plan.MARGIN`)."""
@@ -49,8 +50,7 @@ MICRO_CAP = 4096
 TOKEN_CAP = 1 << 22
 """The largest token budget searched when no mini-batch bounds it."""
 FRACTION_STEP = 0.05
-FRACTION_MOST = 0.95
-"""The largest engine share suggested: OpenRLHF's default, and more than vLLM's own 0.9."""
+"""The grid of engine shares searched."""
 
 PLAN_FIELD: dict[str, str] = {
     "micro_batch_per_gpu": "micro_batch",
@@ -165,7 +165,9 @@ def _least(plan: Plan, knobs: Collection[str]) -> Plan:
     return _with(plan, **least)
 
 
-def _needed(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Plan, list[Setting]] | None:
+def _needed(
+    arch: Architecture, plan: Plan, knobs: Collection[str], batches: dict[str, Any]
+) -> tuple[Plan, list[Setting]] | None:
     """The helpers the least plan needs to fit on its GPUs, each only where needed; None if all are not enough."""
     taken: list[Setting] = []
     current = plan
@@ -182,7 +184,7 @@ def _needed(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Pla
             if fits(arch, current):
                 break
     if not fits(arch, current):
-        lowered = _lower_fraction(arch, current, knobs)
+        lowered = _lower_fraction(arch, current, knobs, batches)
         if lowered is None:
             return None
         current = lowered
@@ -195,14 +197,21 @@ def _needed(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Pla
     return current, taken
 
 
-def _lower_fraction(arch: Architecture, plan: Plan, knobs: Collection[str]) -> Plan | None:
-    """The largest engine share on the grid, up to the plan's, that lets the plan fit; None if none does."""
-    if "memory_fraction" not in knobs or plan.memory_fraction is None:
+def _lower_fraction(arch: Architecture, plan: Plan, knobs: Collection[str], batches: dict[str, Any]) -> Plan | None:
+    """The largest engine share on the grid, up to the plan's (or the margin's), that lets it fit; None if none does.
+
+    Where the engine keeps its claim while the trainer runs, the two compete: the share is
+    first lowered to what leaves room for the run's own batches (``batches``), and only
+    where none does, to what leaves room for one sequence per pass.
+    """
+    if "memory_fraction" not in knobs:
         return None
-    for fraction in reversed(_grid(plan.memory_fraction)):
-        trial = replace(plan, memory_fraction=fraction)
-        if fits(arch, trial):
-            return trial
+    most = 1 - MARGIN if plan.memory_fraction is None else plan.memory_fraction  # unstated: what the engine uses
+    for trial_plan in (_with(plan, **batches), plan):
+        for fraction in reversed(_grid(most)):
+            trial = replace(trial_plan, memory_fraction=fraction)
+            if fits(arch, trial):
+                return replace(plan, memory_fraction=fraction)
     return None
 
 
@@ -212,9 +221,11 @@ def _grid(most: float) -> list[float]:
     return [round(FRACTION_STEP * k, 2) for k in range(1, steps + 1)]
 
 
-def _on_gpus(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Plan, list[Setting]] | None:
+def _on_gpus(
+    arch: Architecture, plan: Plan, knobs: Collection[str], batches: dict[str, Any]
+) -> tuple[Plan, list[Setting]] | None:
     """The needed helpers on the plan's GPUs, or on the fewest more (:data:`SEARCHED`) where every helper fits."""
-    found = _needed(arch, plan, knobs)
+    found = _needed(arch, plan, knobs, batches)
     if found is not None:
         return found
     for gpus in SEARCHED:
@@ -223,7 +234,7 @@ def _on_gpus(arch: Architecture, plan: Plan, knobs: Collection[str]) -> tuple[Pl
         engine = plan.rollout_gpus or gpus
         if plan.rollout_tp is not None and engine % plan.rollout_tp:
             continue
-        found = _needed(arch, plan.with_gpus(gpus), knobs)
+        found = _needed(arch, plan.with_gpus(gpus), knobs, batches)
         if found is not None:
             return found
     return None
@@ -315,7 +326,8 @@ def _batch(arch: Architecture, plan: Plan, setting: str, bound: str, why: str) -
 
 def _fraction(arch: Architecture, plan: Plan) -> tuple[Plan, Setting] | None:
     """The largest engine share on the grid that fits, at the plan's batches."""
-    best = next((f for f in reversed(_grid(FRACTION_MOST)) if fits(arch, replace(plan, memory_fraction=f))), None)
+    most = 1 - MARGIN  # the claim itself keeps the margin free, whatever sits beside it
+    best = next((f for f in reversed(_grid(most)) if fits(arch, replace(plan, memory_fraction=f))), None)
     if best is None:
         return None
     why = "the largest share of each GPU the engine can claim with the margin kept"
@@ -330,7 +342,10 @@ def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None
     """
     knobs = _every_knob() if knobs is None else knobs
     start = _least(plan, knobs)
-    found = _on_gpus(arch, start, knobs)
+    given = {
+        name: value_of(plan, name) for name in (b[0] for b in BATCHES) if value_of(start, name) != value_of(plan, name)
+    }
+    found = _on_gpus(arch, start, knobs, given)
     if found is None:
         return None
     current, taken = found
@@ -340,7 +355,10 @@ def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None
         if setting not in knobs or (setting == "max_token_len_per_gpu") != plan.dynamic_batch:
             continue
         current, chosen, note = _batch(arch, current, setting, bound, why)
-        batches.append(replace(chosen, was=value_of(plan, setting)))
+        was = value_of(plan, setting)
+        if setting == "log_prob_micro_batch_per_gpu" and was is None:
+            was = plan.micro_batch  # verl's and the estimator's: as the update's
+        batches.append(replace(chosen, was=was))
         notes += [note] if note else []
     engine: list[Setting] = []
     if "memory_fraction" in knobs:

@@ -442,6 +442,8 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
     flat = any(name.removeprefix("--") in FLAT_TO_DOTTED for name in run.deprecated)
     found: dict[str, tuple[str, ...]] = {}
     for name, key in OVERRIDDEN.items():
+        if name == "rollout_tp" and run.colocated.value is not True:
+            continue  # engines on GPUs of their own take engines x TP GPUs: TP alone would change the placement
         setting = SETTINGS[key]
         flag = setting.flat[0] if flat or not setting.dotted else setting.dotted
         found[name] = (f"--{flag}",)
