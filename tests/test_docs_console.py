@@ -383,6 +383,14 @@ COVERED: dict[str, Place] = {
     ),
     f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230": SEED,
+    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
+    "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230 --suggest": SEED,
+    "estimator.rst: rlresources estimate --row data/8b.yaml:5 --suggest": Place(
+        adoption_repo("openrlhf"), adopted("openrlhf")
+    ),
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-72B --task GRPO --device H100 --gpus 8 "
+    "--framework verl --no-offload --suggest": SEED,
+    "cli.rst: rlresources estimate --row data/7b.yaml:5 --suggest": SEED,
     "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device MyCard --device-memory 12 "
     "--gpus-per-node 4": Place(seed_copy, stored="estimate-device"),
     "estimator-reference.rst: rlresources estimate --model DeepSeek-V3 --gpus 32 --device H100 "

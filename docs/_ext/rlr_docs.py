@@ -33,6 +33,8 @@ from sphinx_rlresources.scripts.frameworks.vocabulary import FAMILIES
 
 # benchmarks/, on the path from conf.py: the estimator's validation is dev-only code
 from estimator_validation import CITATION, checked, distribution  # isort: skip
+from suggest_validation import compared  # isort: skip
+from suggest_validation import summary as suggest_summary  # isort: skip
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv")
@@ -311,6 +313,33 @@ class MemoryPoints(SphinxDirective):
         return nodes.paragraph(text, text)
 
 
+class SuggestPoints(SphinxDirective):
+    """``.. rlr-suggest-points::``: ``estimate --suggest`` beside the published runs of memory_points.csv, now.
+
+    The same comparison as ``benchmarks/suggest_validation.py``: the batch each run ran (or
+    failed) with, the batch the suggestion gives on its GPUs, and whether the two agree.
+    ``:summary:`` draws the counts alone.
+    """
+
+    option_spec = {"summary": directives.flag}  # noqa: RUF012 - docutils' own spelling
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(BENCHMARKS / MEMORY_POINTS[0]))
+        rows = compared(BENCHMARKS / MEMORY_POINTS[0])
+        text = suggest_summary(rows)
+        if "summary" in self.options:
+            return [nodes.paragraph(text, text)]
+        table: list[list[nodes.Node | str]] = [
+            [r.checked.point.id, r.checked.point.outcome, r.setting, str(r.ran_with),
+             "nothing fits" if r.suggested is None else str(r.suggested),
+             f"{r.suggestion.plan.gpus}*{r.checked.result.plan.device}" if r.suggestion else "",
+             "yes" if r.kept else "no"]
+            for r in rows
+        ]  # fmt: skip
+        headers = ["Run", "Outcome", "Setting", "Ran (or failed) with", "Suggested", "On", "Agrees"]
+        return [nodes.paragraph(text, text), _table(headers, table, [26, 7, 16, 8, 8, 9, 6])]
+
+
 HELP_WIDTH = 80
 """The terminal width the docs show ``--help`` at, whatever the width of the terminal building them."""
 
@@ -378,6 +407,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-estimator-models", EstimatorModels)
     app.add_directive("rlr-estimator-devices", EstimatorDevices)
     app.add_directive("rlr-memory-points", MemoryPoints)
+    app.add_directive("rlr-suggest-points", SuggestPoints)
     app.add_directive("rlr-cli-help", CliHelp)
     app.add_directive("rlr-vocabularies", Vocabularies)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

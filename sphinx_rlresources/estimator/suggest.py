@@ -311,7 +311,7 @@ def _batch(arch: Architecture, plan: Plan, setting: str, bound: str, why: str) -
     reason = why
     if found.capped:
         reason = (
-            f"{why}: every sequence of a batch in one pass, more changes nothing counted"
+            f"{why}: a whole mini-batch in one pass, more would change nothing"
             if _cap(plan, getattr(plan, bound), per_sequence)
             else f"{why}, up to the search's cap of {cap:,}"
         )
