@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from estimator_validation import Checked, checked
 
 from sphinx_rlresources.estimator.memory import MARGIN
-from sphinx_rlresources.estimator.suggest import Suggestion, suggest, value_of
+from sphinx_rlresources.estimator.suggest import Suggestion, suggest
 from sphinx_rlresources.scripts.frameworks import override_keys
 
 POINTS = Path(__file__).resolve().parent / "memory_points.csv"
@@ -67,8 +67,8 @@ def compare(found: Checked) -> Compared:
     keys = override_keys(found.point.run)
     suggestion = suggest(found.result.arch, plan, None if keys is None else frozenset(keys.keys))
     setting = "max_token_len_per_gpu" if plan.dynamic_batch else "micro_batch_per_gpu"
-    own = int(value_of(plan, setting) or 0)
-    value = int(value_of(suggestion.plan, setting) or 0) if suggestion is not None else None
+    own = int(getattr(plan, setting) or 0)
+    value = int(getattr(suggestion.plan, setting) or 0) if suggestion is not None else None
     return Compared(found, suggestion, setting, own, value)
 
 

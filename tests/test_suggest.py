@@ -28,7 +28,7 @@ from sphinx_rlresources.estimator.devices import device_memory
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import Result, estimate, minimum_gpus
 from sphinx_rlresources.estimator.plan import Plan
-from sphinx_rlresources.estimator.suggest import FITS, Searched, Suggestion, largest, suggest, value_of
+from sphinx_rlresources.estimator.suggest import FITS, Searched, Suggestion, largest, suggest
 from sphinx_rlresources.scripts.frameworks import override_keys, read_file
 from sphinx_rlresources.scripts.run import Run
 
@@ -70,16 +70,13 @@ def _batch_setting(plan: Plan) -> str:
 
 def test_the_verdict_is_monotone_in_the_batch_on_every_seed_row_and_published_run() -> None:
     """The bisection's assumption: once a batch does not fit, no larger one does (checked value by value)."""
-    from sphinx_rlresources.estimator.suggest import PLAN_FIELD
-
     checked_any = 0
     for name, result, _run in every_result():
         setting = _batch_setting(result.plan)
-        field = PLAN_FIELD.get(setting, setting)
         values = [2**k for k in range(0, 21)] if setting == "max_token_len_per_gpu" else list(range(1, 257))
         seen_misfit = None
         for value in values:
-            ok = estimate(result.arch, replace(result.plan, **{field: value})).verdict == FITS
+            ok = estimate(result.arch, replace(result.plan, **{setting: value})).verdict == FITS
             if not ok and seen_misfit is None:
                 seen_misfit = value
             assert not (ok and seen_misfit is not None), f"{name}: {setting}={value} fits after {seen_misfit} did not"
@@ -136,7 +133,7 @@ def test_a_run_that_fits_with_everything_on_the_gpu_is_told_no_offload() -> None
     plan = Plan("GRPO", 8, "H100", device_memory("H100") or 0, param_offload=False, optimizer_offload=False)
     found = suggest(arch, plan)
     assert found is not None and not {"param_offload", "optimizer_offload"} & {s.name for s in found.settings}
-    assert found.plan.micro_batch > 1
+    assert found.plan.micro_batch_per_gpu > 1
 
 
 def test_nothing_fits_is_none() -> None:
@@ -308,8 +305,3 @@ def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 2 and "give --model (with --device), or --row FILE:LINE" in err and "Traceback" not in err
     status, _out, err = cli(capsys, "--row", "data/7b.yaml:5", "--suggest", "--micro-batch", "4")
     assert status == 2 and "--micro-batch cannot be given with it" in err
-
-
-def test_value_of_reads_a_plan_by_the_runs_names() -> None:
-    plan = Plan("GRPO", 8, "H100", 79.6, micro_batch=3)
-    assert value_of(plan, "micro_batch_per_gpu") == 3

@@ -52,27 +52,10 @@ TOKEN_CAP = 1 << 22
 FRACTION_STEP = 0.05
 """The grid of engine shares searched."""
 
-PLAN_FIELD: dict[str, str] = {
-    "micro_batch_per_gpu": "micro_batch",
-    "log_prob_micro_batch_per_gpu": "log_prob_micro_batch",
-    "max_token_len_per_gpu": "max_token_len",
-    "ref_param_offload": "ref_offload",
-    "ulysses_sp": "sequence_parallel",
-}
-"""A setting's name (the ``Run``'s, which ``inspect`` shows) -> the Plan field, where they differ."""
-
-
-def _field(setting: str) -> str:
-    return PLAN_FIELD.get(setting, setting)
-
-
-def value_of(plan: Plan, setting: str) -> Any:
-    """A setting's value in a plan, by the setting's (the ``Run``'s) name."""
-    return getattr(plan, _field(setting))
-
 
 def _with(plan: Plan, **settings: Any) -> Plan:
-    return replace(plan, **{_field(name): value for name, value in settings.items()})
+    """The plan with some settings changed, by name (a search changes one it names at run time)."""
+    return replace(plan, **settings)
 
 
 @dataclass(frozen=True)
@@ -114,15 +97,15 @@ class Helper:
 
 
 def _switch_on(setting: str) -> Callable[[Architecture, Plan], list[Any]]:
-    return lambda arch, plan: [] if value_of(plan, setting) else [True]
+    return lambda arch, plan: [] if getattr(plan, setting) else [True]
 
 
 def _ref_offload(arch: Architecture, plan: Plan) -> list[Any]:
-    return [True] if plan.reference and plan.ref_offload is False else []
+    return [True] if plan.reference and plan.ref_param_offload is False else []
 
 
 def _zero3(arch: Architecture, plan: Plan) -> list[Any]:
-    return [3] if plan.train == "fsdp" and plan.zero_stage < 3 else []
+    return [3] if plan.train_backend == "fsdp" and plan.zero_stage < 3 else []
 
 
 def _rollout_tp(arch: Architecture, plan: Plan) -> list[Any]:
@@ -135,9 +118,9 @@ def _rollout_tp(arch: Architecture, plan: Plan) -> list[Any]:
 
 def _ulysses(arch: Architecture, plan: Plan) -> list[Any]:
     """Ulysses groups that divide the trainer's GPUs and the attention heads (verl asserts both)."""
-    if plan.train != "fsdp" or arch.size_only:
+    if plan.train_backend != "fsdp" or arch.size_only:
         return []
-    now = plan.sequence_parallel
+    now = plan.ulysses_sp
     return [s for s in (2, 4, 8, 16) if s > now and plan.train_gpus % s == 0 and arch.heads % s == 0]
 
 
@@ -162,7 +145,7 @@ def _least(plan: Plan, knobs: Collection[str]) -> Plan:
         least["micro_batch_per_gpu"] = 1
     if "log_prob_micro_batch_per_gpu" in knobs and not plan.dynamic_batch:
         least["log_prob_micro_batch_per_gpu"] = 1
-    return _with(plan, **least)
+    return replace(plan, **least)
 
 
 def _needed(
@@ -177,9 +160,9 @@ def _needed(
         if helper.setting not in knobs:
             continue
         for value in helper.applies(arch, current):
-            trial = _with(current, **{helper.setting: value})
+            trial = replace(current, **{helper.setting: value})
             taken = [s for s in taken if s.name != helper.setting]
-            taken.append(Setting(helper.setting, value, value_of(plan, helper.setting), helper.why))
+            taken.append(Setting(helper.setting, value, getattr(plan, helper.setting), helper.why))
             current = trial
             if fits(arch, current):
                 break
@@ -190,7 +173,7 @@ def _needed(
         current = lowered
     # give back what the fit does not need, the last taken first
     for setting in reversed(list(taken)):
-        back = _with(current, **{setting.name: setting.was})
+        back = replace(current, **{setting.name: setting.was})
         if fits(arch, back):
             current = back
             taken.remove(setting)
@@ -207,7 +190,7 @@ def _lower_fraction(arch: Architecture, plan: Plan, knobs: Collection[str], batc
     if "memory_fraction" not in knobs:
         return None
     most = 1 - MARGIN if plan.memory_fraction is None else plan.memory_fraction  # unstated: what the engine uses
-    for trial_plan in (_with(plan, **batches), plan):
+    for trial_plan in (replace(plan, **batches), plan):
         for fraction in reversed(_grid(most)):
             trial = replace(trial_plan, memory_fraction=fraction)
             if fits(arch, trial):
@@ -282,15 +265,15 @@ def _cap(plan: Plan, prompts: int | None, per_sequence: float) -> int | None:
     """The most a pass can hold per GPU: the sequences (or tokens) of ``prompts`` spread over the trainer's GPUs."""
     if not prompts:
         return None
-    split = max(plan.sequence_parallel, 1) * max(plan.train_cp, 1)
+    split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
     sequences = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
     return max(1, math.ceil(sequences * per_sequence / split))
 
 
 BATCHES: tuple[tuple[str, str, str], ...] = (
-    ("max_token_len_per_gpu", "mini_batch", "the largest token budget per GPU that fits"),
-    ("micro_batch_per_gpu", "mini_batch", "the largest micro-batch per GPU that fits"),
-    ("log_prob_micro_batch_per_gpu", "train_batch", "the largest log-prob micro-batch per GPU that fits"),
+    ("max_token_len_per_gpu", "mini_batch_size", "the largest token budget per GPU that fits"),
+    ("micro_batch_per_gpu", "mini_batch_size", "the largest micro-batch per GPU that fits"),
+    ("log_prob_micro_batch_per_gpu", "train_batch_size", "the largest log-prob micro-batch per GPU that fits"),
 )
 """(setting, the Plan field of the prompts that bound it, why) for the batches searched, in order."""
 
@@ -300,7 +283,7 @@ def _batch(arch: Architecture, plan: Plan, setting: str, bound: str, why: str) -
     tokens = setting == "max_token_len_per_gpu"
     per_sequence = float(sum(plan.lengths)) if tokens else 1.0
     cap = _cap(plan, getattr(plan, bound), per_sequence) or (TOKEN_CAP if tokens else MICRO_CAP)
-    low = int(value_of(plan, setting) or 1)
+    low = int(getattr(plan, setting) or 1)
     cap = max(cap, low)
 
     def test(value: int) -> bool:
@@ -320,7 +303,7 @@ def _batch(arch: Architecture, plan: Plan, setting: str, bound: str, why: str) -
             f"{setting}: {found.value} fits and {found.value + 1} does not, yet {found.above} fits again "
             "by the estimate: it is not monotone here, and the smaller value is suggested"
         )
-    was = getattr(plan, _field(setting))
+    was = getattr(plan, setting)
     return _with(plan, **{setting: found.value}), Setting(setting, found.value, was, reason), note
 
 
@@ -343,7 +326,7 @@ def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None
     knobs = _every_knob() if knobs is None else knobs
     start = _least(plan, knobs)
     given = {
-        name: value_of(plan, name) for name in (b[0] for b in BATCHES) if value_of(start, name) != value_of(plan, name)
+        name: getattr(plan, name) for name in (b[0] for b in BATCHES) if getattr(start, name) != getattr(plan, name)
     }
     found = _on_gpus(arch, start, knobs, given)
     if found is None:
@@ -355,9 +338,9 @@ def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None
         if setting not in knobs or (setting == "max_token_len_per_gpu") != plan.dynamic_batch:
             continue
         current, chosen, note = _batch(arch, current, setting, bound, why)
-        was = value_of(plan, setting)
+        was = getattr(plan, setting)
         if setting == "log_prob_micro_batch_per_gpu" and was is None:
-            was = plan.micro_batch  # verl's and the estimator's: as the update's
+            was = plan.micro_batch_per_gpu  # verl's and the estimator's: as the update's
         batches.append(replace(chosen, was=was))
         notes += [note] if note else []
     engine: list[Setting] = []
