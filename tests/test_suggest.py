@@ -305,3 +305,19 @@ def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 2 and "give --model (with --device), or --row FILE:LINE" in err and "Traceback" not in err
     status, _out, err = cli(capsys, "--row", "data/7b.yaml:5", "--suggest", "--micro-batch", "4")
     assert status == 2 and "--micro-batch cannot be given with it" in err
+
+
+def test_verl_is_told_the_same_batch_for_the_critic_and_the_reference_it_counts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The estimate counts one micro-batch (or token budget) for every pass: verl reads one key per pass."""
+    argv = ("--model", "Qwen2.5-7B", "--task", "PPO", "--device", "H100", "--framework", "verl", "--kl")
+    _status, out, _err = cli(capsys, *argv, "--suggest", "--format", "json")
+    lines = json.loads(out)["suggest"]["overrides"]
+    value = next(line.split("=")[1] for line in lines if line.startswith("actor_rollout_ref.actor.ppo_micro"))
+    assert f"critic.ppo_micro_batch_size_per_gpu={value}" in lines
+    assert any(line.startswith("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=") for line in lines)
+    _status, out, _err = cli(capsys, *argv[:3], "GRPO", *argv[4:-1], "--suggest", "--format", "json")
+    assert not any(
+        line.startswith(("critic.", "actor_rollout_ref.ref.")) for line in json.loads(out)["suggest"]["overrides"]
+    )

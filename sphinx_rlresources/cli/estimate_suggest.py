@@ -8,13 +8,14 @@ so the overrides printed are the ones its reader reads.  A run no adapter read (
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sphinx_rlresources.estimator.memory import MARGIN, Result
 from sphinx_rlresources.estimator.suggest import Setting, Suggestion, suggest
 from sphinx_rlresources.safe.text import one_line
 from sphinx_rlresources.scripts.frameworks import Overrides, override_keys
-from sphinx_rlresources.scripts.run import Run
+from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 STYLES = {"hydra": "Hydra overrides", "flags": "flags", "yaml": "recipe keys"}
 GPU_KEYS = ("gpus_per_node", "nodes")
@@ -22,7 +23,15 @@ GPU_KEYS = ("gpus_per_node", "nodes")
 
 def advise(result: Result, run: Run) -> tuple[Suggestion | None, Overrides | None]:
     """The suggestion for the run as estimated, searched over the settings its framework has keys for."""
-    keys = override_keys(run)
+    plan = result.plan
+    # the passes the estimate counts decide the keys (a critic's, a reference's), whatever the run left unsaid
+    counted = replace(
+        run,
+        critic=Found(plan.has_critic, Origin.DERIVED),
+        use_kl=Found(plan.reference, Origin.DERIVED),
+        lora_rank=Found(plan.lora_rank, Origin.DERIVED),
+    )
+    keys = override_keys(counted)
     knobs = None if keys is None else frozenset(keys.keys)
     return suggest(result.arch, result.plan, knobs), keys
 

@@ -73,11 +73,18 @@ KEYS: dict[str, str] = {
     "nodes": "trainer.nnodes",
 }
 """A ``Run`` setting -> the Hydra key the reader reads it from (and ``estimate --suggest`` writes it to)."""
-ALSO: dict[str, tuple[str, ...]] = {
-    "micro_batch_per_gpu": ("critic.ppo_micro_batch_size_per_gpu",),
-    "log_prob_micro_batch_per_gpu": ("actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",),
+CRITIC_KEYS = {
+    "micro_batch_per_gpu": "critic.ppo_micro_batch_size_per_gpu",
+    "max_token_len_per_gpu": "critic.ppo_max_token_len_per_gpu",
 }
-"""Keys that take the same value for the passes the reader reads only once (the critic's, the reference's)."""
+REF_KEYS = {
+    "log_prob_micro_batch_per_gpu": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "max_token_len_per_gpu": "actor_rollout_ref.ref.log_prob_max_token_len_per_gpu",
+}
+ALSO: dict[str, tuple[str, ...]] = {"max_token_len_per_gpu": (f"{R}.log_prob_max_token_len_per_gpu",)}
+"""Keys that take the same value for the passes the reader reads only once: the estimator counts one
+micro-batch (or token budget) for the actor's, the critic's (:data:`CRITIC_KEYS`, with a critic) and
+the reference's passes (:data:`REF_KEYS`, with a reference model of its own)."""
 VERL_KEYS = (
     "actor_rollout_ref.",
     "algorithm.adv_estimator=",
@@ -371,10 +378,12 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
     """Each setting a run of this adapter can be told, as Hydra keys (:data:`KEYS`, the offload keys, :data:`ALSO`)."""
     engine_config = "megatron" if run.train_backend.value == "megatron" else "fsdp_config"
     found = {name: (key, *ALSO.get(name, ())) for name, key in {**KEYS, **offload_keys(engine_config)}.items()}
-    if not run.critic.value:
-        found["micro_batch_per_gpu"] = (KEYS["micro_batch_per_gpu"],)
-    if not run.use_kl.value or run.lora_rank.value:  # no reference model of its own
-        found["log_prob_micro_batch_per_gpu"] = (KEYS["log_prob_micro_batch_per_gpu"],)
+    also = [CRITIC_KEYS] if run.critic.value else []
+    if run.use_kl.value and not run.lora_rank.value:  # a reference model of its own
+        also.append(REF_KEYS)
+    for table in also:
+        for name, key in table.items():
+            found[name] = (*found[name], key)
     if engine_config == "megatron":
         del found["ulysses_sp"]  # Megatron splits sequences by its own context parallelism
     return found
