@@ -20,6 +20,11 @@ _.statuscode
 _.pagename
 _.templatename
 _.removed
+# Sphinx reads a domain's data and version by name and calls its hooks on every page read or merged.
+_.initial_data
+_.data_version
+_.clear_doc
+_.merge_domaindata
 # Run's fields are read by name: Run.settings() lists them; inspect and the checks print each.
 _.train_pp
 _.train_ep

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from sphinx.util.typing import ExtensionMetadata
 
 #: Bump when what the extension keeps on the build environment changes shape (3: the store's
-#: digests of what each size shows; rows that say their markers once per page).
-ENV_VERSION = 3
+#: digests of what each size shows; rows that say their markers once per page; 4: the state
+#: moved into the ``rlresources`` domain).
+ENV_VERSION = 4
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:

@@ -20,6 +20,8 @@ import pytest
 from conftest import TESTS, unbroken, warning_lines
 from helpers import built, git
 
+from sphinx_rlresources.sphinxext.store import store_of
+
 EVERY_PAGE = ["all", "index", "intro", "min", "size-14b", "size-70b", "size-7b"]
 DRAWING_PAGES = ["all", "min", "size-14b", "size-70b", "size-7b"]
 
@@ -178,3 +180,25 @@ def test_a_row_that_grows_old_rereads_the_pages_that_draw_it(
     read, app = build(make_app, site, rlresources_max_age_days=365)
     assert read == SEVEN_B
     assert "(outdated)" in page(app, "size-7b")
+
+
+def test_a_page_that_stops_drawing_a_size_forgets_it(make_app: Any, site: Path) -> None:
+    # The page's record of the sizes it draws is cleared when it is read again or removed,
+    # so editing a size it no longer draws does not read it again.
+    build(make_app, site)
+    (site / "size-70b.rst").write_text("Seventy\n=======\n\n.. rl-resource-table:: 7b\n", encoding="utf-8")
+    _read, app = build(make_app, site)
+    assert store_of(app.env).uses["size-70b"] == {"7b"}
+    data = site / "data" / "70b.yaml"
+    data.write_text(data.read_text(encoding="utf-8").replace("SimonHuang", "Simon Huang"), encoding="utf-8")
+    touch(data)
+    assert build(make_app, site)[0] == ["all", "min"]
+    (site / "size-14b.rst").unlink()
+    (site / "index.rst").write_text(
+        (site / "index.rst").read_text(encoding="utf-8").replace("   size-14b\n", ""), encoding="utf-8"
+    )
+    read, app = build(make_app, site)
+    assert read == ["index"]
+    assert "size-14b" not in store_of(app.env).uses
+    shutil.copy(site / "spare" / "32b.yaml", site / "data" / "32b.yaml")
+    assert build(make_app, site)[0] == ["all", "min", "size-70b", "size-7b"]

@@ -8,7 +8,9 @@ write byte for byte what ``-j 1`` writes.
 from __future__ import annotations
 
 import filecmp
+import io
 import json
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,17 @@ from typing import Any
 from conftest import TESTS, warning_lines
 from helpers import built
 
+from sphinx_rlresources.sphinxext.store import store_of
+
 
 def build(make_app: Any, srcdir: Path, jobs: int) -> tuple[Path, int]:
     """A clean build of a fresh copy; its output folder and how many reader processes merged."""
+    app, merges = build_app(make_app, srcdir, jobs)
+    return Path(app.outdir), merges
+
+
+def build_app(make_app: Any, srcdir: Path, jobs: int) -> tuple[Any, int]:
+    """A clean build of a fresh copy; the application and how many reader processes merged."""
     shutil.copytree(TESTS / "roots" / "test-incremental", srcdir)
     merges: list[str] = []
 
@@ -27,7 +37,7 @@ def build(make_app: Any, srcdir: Path, jobs: int) -> tuple[Path, int]:
 
     app = built(make_app, srcdir, prepare=listen, parallel=jobs, freshenv=True)
     assert warning_lines(app) == []
-    return Path(app.outdir), len(merges)
+    return app, len(merges)
 
 
 def _content(path: Path) -> bytes:
@@ -67,3 +77,29 @@ def test_two_clean_builds_write_identical_pages(make_app: Any, tmp_path: Path) -
     second, _ = build(make_app, tmp_path / "second", 1)
     comparison = filecmp.dircmp(first, second, ignore=[".doctrees"])
     assert written(first) == written(second), comparison.diff_files
+
+
+class OursRefused(pickle.Unpickler):
+    """Loads a pickle, refusing every class of this package: what it keeps must be plain data."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        assert not module.startswith("sphinx_rlresources"), f"{module}.{name} is pickled with the environment"
+        return super().find_class(module, name)
+
+
+def test_two_jobs_remember_what_each_page_draws_as_one(make_app: Any, tmp_path: Path) -> None:
+    # The readers' notes of the sizes each page draws are merged back into the environment,
+    # and the pickled environment holds them as plain data (the loaded data set is not kept).
+    serial, _ = build_app(make_app, tmp_path / "serial", 1)
+    parallel, merges = build_app(make_app, tmp_path / "parallel", 2)
+    assert merges > 0
+    uses = store_of(serial.env).uses
+    assert uses["size-70b"] == {"70b"}
+    assert uses["all"] == {"*"}
+    assert "intro" not in uses
+    assert store_of(parallel.env).uses == uses
+    for app in (serial, parallel):
+        saved = (Path(app.doctreedir) / "environment.pickle").read_bytes()
+        env = OursRefused(io.BytesIO(saved)).load()
+        assert env.domaindata["rlresources"]["uses"] == uses
+        assert not hasattr(env, "rlresources")

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from sphinx.errors import SphinxError
 
+from sphinx_rlresources.sphinxext.store import store_of
+
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
     from sphinx.environment import BuildEnvironment
@@ -47,7 +49,7 @@ def check_download_folder(app: Sphinx, env: BuildEnvironment) -> None:
         return  # this builder copies no downloads, or nothing links a copy
     if app.config.rlresources_script_url:
         return  # the Link column points at the repository, not at copies
-    dataset = getattr(getattr(env, "rlresources", None), "dataset", None)
+    dataset = store_of(env).dataset
     if dataset is None or not dataset.scripts:
         return  # no row links a script: whatever else fails to copy is Sphinx's to report
     folder = Path(builder.outdir) / "_downloads"

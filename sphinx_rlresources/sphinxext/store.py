@@ -1,4 +1,9 @@
-"""Sphinx glue: load the data once per build, report it once, track which pages draw what.
+"""Sphinx glue: the extension's domain, which loads the data once per build and tracks which pages draw what.
+
+What a build remembers lives in :class:`RLResourcesDomain`, where Sphinx expects an
+extension's per-document state (``sphinx.ext.todo`` keeps its todos the same way):
+Sphinx pickles it, forgets a page's entry when the page is read again or removed, and
+merges the entries back from parallel readers.
 
 The data is loaded in the main process at ``env-get-outdated``, before Sphinx picks the
 pages to read and forks its parallel readers, so every reader shares one loaded and
@@ -18,8 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Set
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from sphinx.domains import Domain
 
 from sphinx_rlresources.core import freshness
 from sphinx_rlresources.core.loader import LoadOptions, data_files, load_dataset
@@ -35,40 +43,62 @@ ALL = "*"
 """The key a page that draws every size (``all``) is recorded under."""
 
 
-class Store:
-    """What the extension keeps on the environment.
+class RLResourcesDomain(Domain):
+    """Where the extension keeps what a build must remember, as ``sphinx.ext.todo`` does.
 
-    ``uses`` (docname -> size keys it draws), ``files`` (the data files seen) and
-    ``shown`` (size key -> digest of what its rows show) persist between builds so that
-    an added or removed data file, or a change no dependency sees, re-reads exactly the
-    pages it concerns.  The loaded data set is rebuilt every build and never pickled.
+    ``data`` lives in ``env.domaindata``, which Sphinx pickles with the environment,
+    clears per page (:meth:`clear_doc`) and merges back from parallel readers
+    (:meth:`merge_domaindata`): ``uses`` (docname -> size keys it draws), ``files`` (the
+    data files seen) and ``shown`` (size key -> digest of what its rows show) let an
+    added or removed data file, or a change no dependency sees, re-read exactly the
+    pages it concerns.  The loaded data set belongs to one build: it is an attribute of
+    the domain object, which Sphinx makes afresh for every environment and never
+    pickles, and which the parallel readers inherit when they fork.
     """
 
-    def __init__(self) -> None:
-        self.uses: dict[str, set[str]] = {}
-        self.files: tuple[str, ...] = ()
-        self.shown: dict[str, str] = {}
+    name = "rlresources"
+    label = "RL resources"
+    initial_data: ClassVar[dict[str, Any]] = {"uses": {}, "files": (), "shown": {}}
+    data_version = 1
+
+    def __init__(self, env: BuildEnvironment) -> None:
+        super().__init__(env)
         self.dataset: DataSet | None = None
         self.reported = False
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {"uses": self.uses, "files": self.files, "shown": self.shown}
+    @property
+    def uses(self) -> dict[str, set[str]]:
+        return cast("dict[str, set[str]]", self.data["uses"])
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.uses = state["uses"]
-        self.files = state["files"]
-        self.shown = state.get("shown", {})
-        self.dataset = None
-        self.reported = False
+    @property
+    def files(self) -> tuple[str, ...]:
+        return cast("tuple[str, ...]", self.data["files"])
+
+    @files.setter
+    def files(self, names: tuple[str, ...]) -> None:
+        self.data["files"] = names
+
+    @property
+    def shown(self) -> dict[str, str]:
+        return cast("dict[str, str]", self.data["shown"])
+
+    @shown.setter
+    def shown(self, digests: dict[str, str]) -> None:
+        self.data["shown"] = digests
+
+    def clear_doc(self, docname: str) -> None:
+        self.uses.pop(docname, None)
+
+    def merge_domaindata(self, docnames: Set[str], otherdata: dict[str, Any]) -> None:
+        theirs = otherdata["uses"]
+        for docname in docnames:
+            if docname in theirs:
+                self.uses[docname] = theirs[docname]
 
 
-def store_of(env: BuildEnvironment) -> Store:
-    """The :class:`Store` kept on ``env``, made on first use (a new or unpickled environment has none)."""
-    existing = getattr(env, "rlresources", None)
-    if not isinstance(existing, Store):
-        existing = Store()
-        env.rlresources = existing  # type: ignore[attr-defined]
-    return existing
+def store_of(env: BuildEnvironment) -> RLResourcesDomain:
+    """This environment's :class:`RLResourcesDomain` (registered by :func:`register`)."""
+    return cast("RLResourcesDomain", env.get_domain(RLResourcesDomain.name))
 
 
 def paths(app: Sphinx) -> tuple[Path, Path]:
@@ -185,24 +215,11 @@ def on_env_get_outdated(
     return sorted(doc for doc in wanted if doc in env.found_docs and doc not in changed)
 
 
-def on_env_purge_doc(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
-    store_of(env).uses.pop(docname, None)
-
-
-def on_env_merge_info(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
-    theirs = store_of(other).uses
-    mine = store_of(env).uses
-    for docname in docnames:
-        if docname in theirs:
-            mine[docname] = theirs[docname]
-
-
 def note_use(env: BuildEnvironment, key: str) -> None:
     store_of(env).uses.setdefault(env.docname, set()).add(key)
 
 
 def register(app: Sphinx) -> None:
+    app.add_domain(RLResourcesDomain)
     app.connect("env-get-outdated", on_env_get_outdated)
     app.connect("env-before-read-docs", on_env_before_read_docs)
-    app.connect("env-purge-doc", on_env_purge_doc)
-    app.connect("env-merge-info", on_env_merge_info)
