@@ -31,6 +31,15 @@ the parking, so a change in either breaks a test, not a page):
   the doctree is pickled, and :func:`restore_rows` is connected with priority 1, so it
   runs before every other listener.
 
+Why not Sphinx's idiom for late content, a placeholder node the table replaces at
+``doctree-resolved`` (as ``sphinx.ext.todo`` fills its lists)?  A table drawn that late
+is missing from everything that reads the doctree when the page is read: Sphinx's
+collectors would not register the Link column's ``download_reference`` nodes (the
+script copies would not be written), the standard domain and the toctree collector
+would not see a table's ``:name:`` target (``:ref:`` and ``:numref:`` to it would fail),
+and :func:`~sphinx_rlresources.sphinxext.freshness.say_markers_once` would find no row.
+Parking hides only the rows, and only until the first ``doctree-read`` listener.
+
 ``RLRESOURCES_NO_DEFERRED_ROWS=1`` in the environment turns it off: every table is
 drawn in place, for measuring it or for ruling it out when a page looks wrong.
 """
