@@ -80,7 +80,11 @@ def test_two_clean_builds_write_identical_pages(make_app: Any, tmp_path: Path) -
 
 
 class OursRefused(pickle.Unpickler):
-    """Loads a pickle, refusing every class of this package: what it keeps must be plain data."""
+    """Loads a pickle, refusing every class of this package: what the domain keeps must be plain data.
+
+    Only the domain's data is checked this way: Sphinx 7.2 pickles its cache of written
+    doctrees with the environment, and those hold this package's node classes.
+    """
 
     def find_class(self, module: str, name: str) -> Any:
         assert not module.startswith("sphinx_rlresources"), f"{module}.{name} is pickled with the environment"
@@ -99,7 +103,7 @@ def test_two_jobs_remember_what_each_page_draws_as_one(make_app: Any, tmp_path: 
     assert "intro" not in uses
     assert store_of(parallel.env).uses == uses
     for app in (serial, parallel):
-        saved = (Path(app.doctreedir) / "environment.pickle").read_bytes()
-        env = OursRefused(io.BytesIO(saved)).load()
-        assert env.domaindata["rlresources"]["uses"] == uses
+        env = pickle.loads((Path(app.doctreedir) / "environment.pickle").read_bytes())
+        kept = OursRefused(io.BytesIO(pickle.dumps(env.domaindata["rlresources"]))).load()
+        assert kept["uses"] == uses
         assert not hasattr(env, "rlresources")
