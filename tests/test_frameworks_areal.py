@@ -82,3 +82,16 @@ def test_an_allocation_has_two_sides() -> None:
     assert sides("sglang:d4p1t1+d4p1t1") == [("sglang", 4), (None, 4)]
     assert sides("sglang:d4p1t1") is None
     assert sides("sglang:d4+fsdp:d4+fsdp:d4") is None
+
+
+def test_a_trainer_only_config_has_the_actors_gpus() -> None:
+    # SFT (reward model, DPO): no rollout section, no allocation_mode; the actor's backend places the run
+    run = read("areal", "examples/vlm/vlm_sft.yaml")
+    assert headline("examples/vlm/vlm_sft.yaml") == (16, 2, 8, None, "fsdp")
+    assert (run.model.value, run.gpus.line) == ("Qwen/Qwen2.5-VL-3B-Instruct", 15)
+    assert roles(run) == [("trainer", 16, None, None, "")]
+
+
+def test_an_rl_config_without_a_rollout_section_is_not_read_as_trainer_only() -> None:
+    run = read("areal", "examples/alignment/rl_without_rollout.yaml")
+    assert run.framework is None and run.unrecognised  # AReaL's default rollout would run too: not guessed

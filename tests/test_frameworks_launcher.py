@@ -24,14 +24,72 @@ def test_accelerate_launch_gives_processes_machines_and_backend() -> None:
     assert hardware(run) == (None, "open_instruct/finetune.py", 4, 1, 4)
     assert (run.launch_line, run.gpus.origin, run.gpus.line) == (7, Origin.SCRIPT_DEFAULT, 10)
     assert (run.train_backend.value, run.train_backend.line) == ("deepspeed", 11)
-    assert run.model.value is None  # finetune.py's own flags are no adapter's: unknown, not guessed
+    # finetune.py's model flag is known (launcher.TRAINERS), though no adapter reads its other flags
+    assert (run.framework, run.model.value, run.model.line) == (None, "meta-llama/Llama-3.1-8B", 14)
 
 
-def test_a_job_submitter_that_rewrites_the_launch_is_not_read_as_the_launch() -> None:
-    # mason.py runs accelerate on 8 nodes and rewrites --num_processes: 8 would be wrong
+def test_a_job_submitter_allocates_the_launch_it_runs() -> None:
+    # mason.py asks for 8 nodes of 8 and rewrites --num_processes 8 into 64 over 8 machines
     run = read("launcher", "scripts/train/finetune_mason.sh")
+    assert hardware(run) == (None, "open_instruct/finetune.py", 64, 8, 8)
+    assert (run.launch_line, run.nodes.line, run.gpus_per_node.line, run.gpus_per_node.written) == (6, 8, 9, "gpus=8")
+    assert (run.train_backend.value, run.model.value) == ("deepspeed", "meta-llama/Llama-3.1-8B")
+
+
+def test_a_cpu_job_submitted_with_no_gpus_has_none() -> None:
+    run = read("launcher", "scripts/train/cache_job_mason.sh")
+    assert hardware(run) == (None, "open_instruct/olmo_core_finetune.py", 0, 1, 0)
+    assert (run.model.value, run.model.line) == ("Qwen/Qwen3-0.6B", 15)
+    assert run.train_backend.value is None
+
+
+def test_accelerate_run_as_a_module() -> None:
+    run = read("launcher", "scripts/train/dpo_one_gpu.sh")
+    assert hardware(run) == (None, "open_instruct/dpo_tune_cache.py", 1, None, None)
+    assert run.model.value == "Qwen/Qwen3-1.7B"
+    assert run.train_backend.origin is Origin.RUNTIME  # accelerate's default config decides: not "single"
+
+
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        # mason's defaults: one node, no GPUs (mason.py:122-126)
+        ("python mason.py --cluster c -- python train.py\n", (0, 1, 0)),
+        ("python mason.py --num_nodes 2 --gpus 8 -- torchrun --nproc_per_node 8 train.py\n", (16, 2, 8)),
+        # the launch starts 4 per node on 8 asked for: which is the run's is not guessed
+        ("python mason.py --gpus 8 -- accelerate launch --num_processes 4 train.py\n", (None, 1, 8)),
+        ("python mason.py --gpus $GPUS -- python train.py\n", (None, 1, None)),
+    ],
+)
+def test_job_submitter_allocations(script: str, expected: tuple[object, ...]) -> None:
+    run = read_file(script, "x.sh")
+    assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == expected
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python mason.py --gpus 8 -- python a.py -- python b.py\n",  # two tasks of 8: not one run
+        "python mason.py --gpus 8 python a.py\n",  # no `--`: mason refuses it
+        "echo mason.py --gpus 8 -- python a.py\n",
+    ],
+)
+def test_what_a_job_submitter_does_not_settle_is_not_read(script: str) -> None:
+    run = read_file(script, "x.sh")
     assert (run.launch_line, run.gpus.value) == (0, None)
-    assert "'python mason.py'" in run.unrecognised
+
+
+@pytest.mark.parametrize(
+    ("script", "model", "backend"),
+    [
+        ("deepspeed --num_gpus 8 --module openrlhf.cli.train_sft --pretrain m/a --zero_stage 2\n", "m/a", "deepspeed"),
+        ("torchrun --nproc_per_node 8 -m openrlhf.cli.train_rm --model.model_name_or_path m/b\n", "m/b", "deepspeed"),
+        ("torchrun --nproc_per_node 8 -m mytrainer.sft --model_name_or_path m/c\n", None, None),  # not known here
+    ],
+)
+def test_known_trainers_give_their_model_and_backend(script: str, model: str | None, backend: str | None) -> None:
+    run = read_file(script, "x.sh")
+    assert (run.framework, run.model.value, run.train_backend.value) == (None, model, backend)
 
 
 def test_torchrun_inside_srun_bash_c_takes_its_nodes_from_the_sbatch_header() -> None:
@@ -44,7 +102,9 @@ def test_deepspeed_without_a_node_count_leaves_the_total_to_run_time() -> None:
     run = read("launcher", "examples/scripts/train_rm_deepspeed.sh")
     assert hardware(run) == (None, "openrlhf.cli.train_rm", None, None, 4)
     assert run.nodes.origin is Origin.RUNTIME  # the hostfile's hosts, where it runs
-    assert run.train_backend.value is None  # the deepspeed launcher alone does not make it DeepSpeed training
+    # the deepspeed launcher alone does not make it DeepSpeed training; OpenRLHF's trainer does
+    assert (run.train_backend.value, run.train_backend.origin) == ("deepspeed", Origin.DERIVED)
+    assert run.model.value == "OpenRLHF/Llama-3-8b-sft-mixture"
 
 
 def test_deepspeed_with_nodes_and_gpus() -> None:

@@ -38,6 +38,8 @@ TRAINERS = {"fsdp": "fsdp", "megatron": "megatron", "archon": "archon"}
 _SIDE = re.compile(r"^(?:([a-z]+)[:.])?((?:[dptmc][0-9]{1,4})+)$")
 _DIM = re.compile(r"([dptmc])([0-9]{1,4})")
 _BACKEND = re.compile(r"^([a-z]+)[:.]")
+TRAINER_ONLY = frozenset({"sft", "rw", "dpo"})
+"""``train_dataset.type`` of AReaL's entry points that train with no rollout."""
 
 
 def claims(command: Command) -> bool:
@@ -47,12 +49,37 @@ def claims(command: Command) -> bool:
 
 
 def claims_config(document: YamlDocument) -> bool:
-    """An AReaL config: ``allocation_mode`` (or today's ``rollout.backend``) beside a ``cluster:`` mapping."""
+    """An AReaL config: ``allocation_mode`` (or today's ``rollout.backend``) beside a ``cluster:`` mapping,
+    or a trainer-only one (:func:`trains_only`)."""
     value = document.value
     if not isinstance(value, dict) or not isinstance(value.get("cluster"), dict):
         return False
     rollout = value.get("rollout")
-    return "allocation_mode" in value or (isinstance(rollout, dict) and "backend" in rollout and "actor" in value)
+    return (
+        "allocation_mode" in value
+        or (isinstance(rollout, dict) and "backend" in rollout and "actor" in value)
+        or trains_only(value)
+    )
+
+
+def trains_only(value: dict[object, object]) -> bool:
+    """An SFT, reward-model or DPO config: ``actor.backend``, a dataset of that type, and no rollout at all.
+
+    AReaL's trainer-only entry points (inclusionAI/AReaL@4aef98d ``examples/math/gsm8k_sft.yaml``,
+    ``examples/alignment/hhrlhf_rw.yaml``, ``hhrlhf_dpo.yaml``) have no ``rollout:`` section and
+    no ``allocation_mode``; their ``train_dataset.type`` says which (``sft``, ``rw``, ``dpo``).
+    An RL config without a rollout section would still have AReaL's default rollout, so the
+    dataset's type is required.
+    """
+    actor, data = value.get("actor"), value.get("train_dataset")
+    return (
+        "rollout" not in value
+        and "allocation_mode" not in value
+        and isinstance(actor, dict)
+        and "backend" in actor
+        and isinstance(data, dict)
+        and data.get("type") in TRAINER_ONLY
+    )
 
 
 def read(command: Command, reading: Interpreter, path: str) -> Run:
@@ -107,6 +134,9 @@ class _Reader:
         self.s = s
         self.config = config
         self.path = path
+        document = config.document.value if config.document is not None else None
+        self.alone = isinstance(document, dict) and trains_only(document) and "rollout.backend" not in s.overrides
+        """A trainer-only config (SFT, reward model, DPO): the actor's GPUs are the run's."""
 
     def get(self, key: str, convert: Callable[[str], T | None]) -> Found[T]:
         override = self.s.overrides.get(key)
@@ -121,6 +151,9 @@ class _Reader:
         if allocation.line or allocation.origin is not Origin.UNKNOWN:
             return allocation, allocation, sides(allocation.value) if allocation.value else None
         rollout, actor = self.get("rollout.backend", as_text), self.get("actor.backend", as_text)
+        if self.alone:
+            trained = side(actor.value or "")
+            return actor, actor, None if trained is None else [trained]
         shared = self.get("rollout.scheduling_strategy.type", as_text)
         parsed = [side(rollout.value or ""), side(actor.value or "")]
         if shared.line or None in parsed:
@@ -133,7 +166,12 @@ class _Reader:
         per_node = self.get("cluster.n_gpus_per_node", as_int)
         engine, backend, gpus = UNKNOWN, UNKNOWN, self._unread(allocation, trainer_at)
         roles: tuple[Role, ...] = ()
-        if parsed is not None and parsed[0][0] in ENGINES:
+        if parsed is not None and len(parsed) == 1:
+            ((trainer, trained),) = parsed
+            backend = self._part(trainer_at, TRAINERS[trainer]) if trainer in TRAINERS else UNKNOWN
+            gpus = _within(self._part(trainer_at, trained), nodes, per_node)
+            roles = (Role("trainer", gpus),)
+        elif parsed is not None and parsed[0][0] in ENGINES:
             (inference, served), (trainer, trained) = parsed
             engine = self._part(allocation, inference or "")
             backend = self._part(trainer_at, TRAINERS[trainer]) if trainer in TRAINERS else UNKNOWN

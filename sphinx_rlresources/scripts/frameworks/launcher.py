@@ -23,17 +23,23 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from sphinx_rlresources.scripts.frameworks import accelerate
-from sphinx_rlresources.scripts.frameworks.argv import flags, inner_commands, visible_devices
-from sphinx_rlresources.scripts.frameworks.base import Flag, as_int, default, derived, from_override
+from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, inner_commands, visible_devices
+from sphinx_rlresources.scripts.frameworks.base import Flag, as_int, default, derived, from_override, read_flags
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 TORCH_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+ACCELERATE_MODULES = ("accelerate.commands.launch",)
+"""``python -m accelerate.commands.launch``: ``accelerate launch`` without its console script."""
 ACCELERATE_BACKENDS = (("use_deepspeed", "deepspeed"), ("use_fsdp", "fsdp"), ("multi_gpu", "ddp"))
 LAUNCHER_SWITCHES = frozenset(
     {"module", "m", "no_python", "no-python", "standalone", "use_deepspeed", "use_fsdp", "multi_gpu", "cpu"}
     | {"autoresume", "no_local_rank", "no-local-rank", "same_network", "debug", "quiet", "force_multi"}
 )
+SUBMITTERS = frozenset({"mason.py"})
+"""Job submitters that take the command to run after ``--`` and allocate its nodes and GPUs (:func:`submitted`)."""
+MAX_WRAPPED = 4
+"""Words before a submitter's script (``uv run python mason.py``)."""
 WRAPPERS = frozenset({"srun", "env", "nohup", "time", "uv", "exec", "numactl", "stdbuf", "mpirun", "apptainer"})
 """Programs that run the command after their own flags: the launcher may stand behind them."""
 COUNTS = frozenset(
@@ -53,6 +59,14 @@ PROCS = ("nproc_per_node", "nproc-per-node")
 MAX_COMMAND_LINES = 200
 
 
+class Job(NamedTuple):
+    """What a job allocates: a Slurm job's ``#SBATCH`` headers, or a job submitter's flags."""
+
+    nodes: Found[int] = UNKNOWN
+    gpus_per_node: Found[int] = UNKNOWN
+    gpus: Found[int] = UNKNOWN
+
+
 class Launch(NamedTuple):
     """A launcher's command: which launcher, its flags, and the entry point it starts."""
 
@@ -63,14 +77,10 @@ class Launch(NamedTuple):
     entry: str | None
     lines: Sequence[str] = ()
     """The script's lines, where a flag's vanished value may still be seen."""
-
-
-class Job(NamedTuple):
-    """What a Slurm job's ``#SBATCH`` headers allocate."""
-
-    nodes: Found[int] = UNKNOWN
-    gpus_per_node: Found[int] = UNKNOWN
-    gpus: Found[int] = UNKNOWN
+    args: int = 0
+    """Where the entry point's own arguments start in ``command.fields``."""
+    allocation: Job | None = None
+    """What the job submitter the launch stands behind asks for (``mason.py --num_nodes --gpus``)."""
 
 
 def _name(text: str | None) -> str:
@@ -91,13 +101,11 @@ def parse(command: Command) -> Launch | None:
             return _launch("torchrun", command, index + 1)
         if name == "deepspeed":
             return _launch("deepspeed", command, index + 1)
-        if (
-            name in ("python", "python3")
-            and nxt == "-m"
-            and index + 2 < len(values)
-            and values[index + 2] in TORCH_MODULES
-        ):
-            return _launch("torchrun", command, index + 3)
+        module = (
+            values[index + 2] if name in ("python", "python3") and nxt == "-m" and index + 2 < len(values) else None
+        )
+        if module in TORCH_MODULES or module in ACCELERATE_MODULES:
+            return _launch("torchrun" if module in TORCH_MODULES else "accelerate", command, index + 3)
         if name in ("python", "python3"):
             return _launch("python", command, index + 1)
     return None
@@ -122,7 +130,35 @@ def _launch(kind: str, command: Command, start: int) -> Launch:
     entry = fields[index].value if index < len(fields) else None
     if kind == "python" and not module and not (entry or "").endswith(".py"):
         entry = None
-    return Launch(kind, command, flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS), entry)
+    return Launch(kind, command, flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS), entry, args=index + 1)
+
+
+def submitted(command: Command) -> Launch | None:
+    """The launch a job submitter runs (``python mason.py [its flags] -- CMD``), with what it asks for; else None.
+
+    ``mason.py`` (allenai/open-instruct@e6c3044 mason.py:122-126, 598-599) asks Beaker for
+    ``--num_nodes`` replicas (1 unless said) of ``--gpus`` GPUs each (0 unless said), and on
+    several nodes rewrites accelerate's ``--num_processes N`` into ``N × num_nodes`` with
+    ``--num_machines`` (mason.py:533-545): the count written after ``--`` is per node.
+    Every further ``--`` starts another task of the same size, so a command with more
+    than one is not read.
+    """
+    values = [field.value for field in command.fields]
+    at = next((i for i, text in enumerate(values[:MAX_WRAPPED]) if _name(text) in SUBMITTERS), None)
+    if at is None or at == 0 or _name(values[at - 1]) not in ("python", "python3"):
+        return None
+    cuts = [i for i in range(at + 1, len(values)) if values[i] == "--"]
+    if len(cuts) != 1 or cuts[0] + 1 >= len(values):
+        return None
+    asked = flags(command.fields[at + 1 : cuts[0]], frozenset(), frozenset({"num_nodes", "gpus"}))
+    where = f"{_name(values[at])}'s default"
+    nodes = from_override(asked["num_nodes"].override(), as_int) if "num_nodes" in asked else default(1, f"{where}: 1")
+    per_node = from_override(asked["gpus"].override(), as_int) if "gpus" in asked else default(0, f"{where}: 0")
+    inner = command._replace(fields=command.fields[cuts[0] + 1 :], prefix=(), inner=())
+    launch = parse(inner)
+    if launch is None or launch.entry is None:
+        return None
+    return launch._replace(command=command, allocation=Job(nodes, per_node))
 
 
 def job(text: str) -> Job:
@@ -175,7 +211,7 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
     # ``srun … bash -c "cd …; torchrun …"``: the commands inside the string too, in order
     every = [inner for c in commands for inner in (c, *inner_commands(c))]
     # an entry point not known here may be anything, an export or an evaluation after the run: not read
-    launches = [launch for c in every if (launch := parse(c)) is not None and launch.entry is not None]
+    launches = [launch for c in every if (launch := submitted(c) or parse(c)) is not None and launch.entry is not None]
     # a launch that surely runs before one inside ``if``/``&&`` (``if [[ $1 != slurm ]]; then deepspeed …``)
     ranked = sorted((launch for launch in launches if launch.kind != "python"), key=lambda x: x.command.conditional)
     chosen = ranked[0] if ranked else None
@@ -185,13 +221,19 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
             (
                 launch
                 for launch in reversed(launches)
-                if (slurm.gpus_per_node.line or slurm.gpus.line or visible_devices(launch.command))
+                if (
+                    launch.allocation is not None
+                    or slurm.gpus_per_node.line
+                    or slurm.gpus.line
+                    or visible_devices(launch.command)
+                )
             ),
             None,
         )
     if chosen is None:
         return None
     gpus, nodes, per_node, backend = _hardware(chosen._replace(lines=text.splitlines()), slurm, reading)
+    model, backend = _trainer(chosen, backend)
     problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
     return Run(
         path=path,
@@ -202,6 +244,7 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
         gpus_per_node=per_node,
         roles=(Role("trainer", gpus, nodes, per_node),),
         train_backend=backend,
+        model=model,
         problems=problems,
     )
 
@@ -210,6 +253,8 @@ Hardware = tuple[Found[int], Found[int], Found[int], Found[str]]
 
 
 def _hardware(launch: Launch, slurm: Job, reading: Interpreter) -> Hardware:
+    if launch.allocation is not None:
+        return _allocated(launch, launch.allocation, reading)
     if launch.kind == "accelerate":
         return _accelerate(launch, reading)
     if launch.kind == "torchrun":
@@ -304,4 +349,56 @@ def _config(flag: Flag | None, reading: Interpreter) -> accelerate.Settings | No
     return accelerate.from_file(flag.value, reading.path, reading.files)
 
 
-__all__ = ["Job", "Launch", "job", "parse", "read"]
+def _allocated(launch: Launch, job: Job, reading: Interpreter) -> Hardware:
+    """A submitted launch runs on what the submitter asks for, unless it starts another count per node."""
+    started, _, inner_per_node, backend = _hardware(launch._replace(allocation=None), Job(), reading)
+    if launch.kind != "accelerate":
+        started = inner_per_node if launch.kind != "python" else UNKNOWN
+    gpus, nodes, per_node = _product(job.nodes, job.gpus_per_node)
+    if started.value is not None and per_node.value is not None and started.value != per_node.value:
+        written = (
+            f"the job asks for {per_node.value} GPUs per node, its launch starts {started.value} processes per node"
+        )
+        gpus = Found(None, Origin.UNKNOWN, started.line, written, started.file)
+    return gpus, nodes, per_node, backend
+
+
+class Trainer(NamedTuple):
+    """A framework's own entry point that no adapter reads: the flags naming its model, and its one backend."""
+
+    model: tuple[str, ...]
+    backend: str | None
+    why: str
+    """Where the backend is decided, cited."""
+
+
+_OPENRLHF = Trainer(
+    ("model.model_name_or_path", "pretrain"),  # the dotted flag since 0.10.2, --pretrain before
+    "deepspeed",
+    "OpenRLHF trains with DeepSpeed (openrlhf/utils/utils.py get_strategy, OpenRLHF/OpenRLHF@3c3be62)",
+)
+_OPEN_INSTRUCT = Trainer(("model_name_or_path",), None, "")
+TRAINERS = {
+    **{f"openrlhf.cli.train_{kind}": _OPENRLHF for kind in ("sft", "dpo", "rm", "kto", "prm", "kd")},
+    # allenai/open-instruct@e6c3044: the non-RL trainers; accelerate's flags decide their backend
+    **{f"open_instruct/{name}.py": _OPEN_INSTRUCT for name in ("finetune", "dpo_tune_cache", "dpo")},
+    **{f"open_instruct/{name}.py": _OPEN_INSTRUCT for name in ("olmo_core_finetune", "reward_modeling")},
+}
+"""Entry points whose model flag (and backend) are known, though the framework's adapter reads only its RL launch."""
+
+
+def _trainer(launch: Launch, backend: Found[str]) -> tuple[Found[str], Found[str]]:
+    """The model (and the backend, when the trainer has one) of an entry point :data:`TRAINERS` knows."""
+    entry = (launch.entry or "").removeprefix("./")
+    known = next((t for name, t in TRAINERS.items() if entry == name or entry.endswith("/" + name)), None)
+    if known is None:
+        return UNKNOWN, backend
+    args = read_flags(launch.command.fields[launch.args :])
+    flag = next((args[name] for name in known.model if name in args), None)
+    model = from_override(flag.override(), as_model) if flag is not None else UNKNOWN
+    if known.backend is not None and backend.value is None:
+        backend = Found(known.backend, Origin.DERIVED, launch.command.line, f"{launch.entry}: {known.why}")
+    return model, backend
+
+
+__all__ = ["TRAINERS", "Job", "Launch", "Trainer", "job", "parse", "read", "submitted"]
