@@ -107,6 +107,12 @@ def test_deepspeed_without_a_node_count_leaves_the_total_to_run_time() -> None:
     assert run.model.value == "OpenRLHF/Llama-3-8b-sft-mixture"
 
 
+def test_a_launch_kept_in_a_here_document() -> None:
+    run = read("launcher", "examples/scripts/train_sft_heredoc.sh")
+    assert hardware(run) == (None, "openrlhf.cli.train_sft", None, None, None)
+    assert (run.model.value, run.train_backend.value, run.launch_line) == ("Qwen/Qwen2.5-7B", "deepspeed", 16)
+
+
 def test_deepspeed_with_nodes_and_gpus() -> None:
     run = read("launcher", "examples/scripts/train_sft_multinode.sh")
     assert hardware(run) == (None, "openrlhf.cli.train_sft", 16, 2, 8)

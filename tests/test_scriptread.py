@@ -392,3 +392,34 @@ def test_a_plain_word_is_a_value_even_if_a_variable_has_its_name() -> None:
         "a",
         "8",
     ]
+    assert [p.key for p in found.problems] == ["trainer.nnodes", "a.mode", "a.gpus"]
+
+
+def test_a_command_kept_in_a_here_document_is_read_by_read_d() -> None:
+    # OpenRLHF's non-RL scripts keep the launch so (OpenRLHF/OpenRLHF@3c3be62 examples/scripts/train_sft.sh)
+    found = read(
+        """\
+        N=4
+        read -r -d '' ARGS <<EOF
+        trainer.nnodes=2 \\
+           trainer.n_gpus_per_node=$N
+        EOF
+        python3 -m verl.trainer.main_ppo $ARGS
+        """
+    )
+    assert (found.gpus, found.text("trainer.n_gpus_per_node")) == (8, "4")
+
+
+@pytest.mark.parametrize(
+    ("reading", "expected"),
+    [
+        ("read -r -d '' ARGS <<'EOF'\na=1 trainer.nnodes=$N\nEOF\n", "$N"),  # a quoted delimiter: as written
+        ("read -r -d '' ARGS <<-EOF\n\ta=1\n\ttrainer.nnodes=3\n\tEOF\n", "3"),  # <<-: leading tabs dropped
+        ("read -r ARGS <<EOF\na=1 trainer.nnodes=3\nEOF\n", None),  # one line only: not read
+        ("if [ -n x ]; then read -r -d '' ARGS <<EOF\na=1 trainer.nnodes=3\nEOF\nfi\n", None),  # may not run
+        ("read -r -d '' ARGS <<EOF\na=1 trainer.nnodes=$(nproc)\nEOF\n", None),  # a command's output
+    ],
+)
+def test_read_d_forms(reading: str, expected: str | None) -> None:
+    found = read_script(reading + "python3 -m verl.trainer.main_ppo $ARGS trainer.n_gpus_per_node=8\n")
+    assert values(found).get("trainer.nnodes") == expected

@@ -99,6 +99,8 @@ class Interpreter(Expander):
         self.lines: dict[str, int] = {}
         """The line of each variable's last assignment (for messages about a value set there)."""
         self.written: dict[str, str] = {}
+        self.bodies: dict[int, Word] = {}
+        """The script's here-documents by the line of their ``<<`` (:attr:`Lexer.bodies`), for ``read``."""
         """Each variable's last assignment as written (``PYTHONPATH=/opt/x:$PYTHONPATH``), for checks on its text."""
 
     def read(self, tokens: list[Token]) -> None:
@@ -267,6 +269,8 @@ class Interpreter(Expander):
             return
         if name == "eval":
             self.opaque = True
+            return
+        if name == "read" and self._read_here(words):
             return
         if name in ("unset", "read", "mapfile", "readarray", "getopts", "let", "printf"):
             for word in words[1:]:
@@ -471,6 +475,32 @@ class Interpreter(Expander):
         if len(value or "") > MAX_VALUE_CHARS or len(tail) > MAX_VALUE_CHARS:
             value, tail = None, ""
         self.assign(name, Value(value, expanded.missing, tail, origin if value is not None else "runtime"))
+
+    def _read_here(self, words: list[Word]) -> bool:
+        """``read -r -d '' NAME <<EOF``: the whole here-document into NAME (OpenRLHF keeps its launch so).
+
+        Only that form is read: ``-d ''`` reads to the end, ``-r`` keeps backslashes, one
+        name takes the text less its leading and trailing blanks.  Anything else stays
+        unknown (False: the caller makes the names unknown).
+        """
+        body = next((self.bodies.get(w.line) for w in reversed(words) if w.line in self.bodies), None)
+        literal = [self._literal(word) for word in words[1:]]
+        if body is None or self.source_name or len(literal) != 4:
+            return False
+        options, name = [text or "?" if text != "" else "" for text in literal[:3]], literal[3] or ""
+        if options not in (["-r", "-d", ""], ["-d", "", "-r"]):
+            return False
+        if not NAME_RE.fullmatch(name):
+            return False
+        found = self.expand(body.parts)
+        value = found.value.strip(" \t\n") if found.value is not None else None
+        uncertain = self.uncertain and not (self.cases and self.cases[-1].running and self.cases[-1].subject)
+        if uncertain or len(value or "") > MAX_VALUE_CHARS:
+            value = None
+        self.lines[name], self.written[name] = body.line, body.raw[:MAX_VALUE_CHARS]
+        origin = found.origin if value is not None else "runtime"
+        self.assign(name, Value(value, found.missing, value or "", origin))
+        return True
 
 
 def shell_string(fields: tuple[Field, ...]) -> tuple[int, Field] | None:

@@ -108,7 +108,10 @@ class Lexer:
         self.line = line
         self.depth = depth
         self.allowance = allowance or Allowance()
-        self.heredocs: list[tuple[str, bool]] = []
+        self.heredocs: list[tuple[str, bool, bool, int]] = []
+        """Here-documents opened on the current line: delimiter, ``<<-``, quoted delimiter, line of ``<<``."""
+        self.bodies: dict[int, Word] = {}
+        """The first here-document of each line, by the line of its ``<<``: the text a command there reads."""
 
     # -- helpers ---------------------------------------------------------------------
     def _advance_to(self, pos: int) -> None:
@@ -211,19 +214,38 @@ class Lexer:
         target = self.word()
         if op in ("<<", "<<-"):
             delimiter = "".join(p.text for p in target.parts if isinstance(p, Lit))
-            self.heredocs.append((delimiter, op == "<<-"))
+            quoted = any(not isinstance(p, Lit) or p.quoted for p in target.parts)
+            self.heredocs.append((delimiter, op == "<<-", quoted, target.line))
 
     def _skip_heredocs(self) -> None:
         """Skip the bodies of the here-documents opened on the line just ended."""
         pending, self.heredocs = self.heredocs, []
-        for delimiter, strip_tabs in pending:
+        for delimiter, strip_tabs, quoted, at in pending:
+            start, first = self.pos, self.line
+            stop = len(self.text)
             while self.pos < len(self.text):
                 end = self.text.find("\n", self.pos)
                 end = len(self.text) if end < 0 else end
                 line = self.text[self.pos : end]
+                here = self.pos
                 self._advance_to(end + 1)
                 if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    stop = here
                     break
+            if at not in self.bodies:
+                self.bodies[at] = self._body(self.text[start:stop], first, strip_tabs, quoted)
+
+    def _body(self, text: str, line: int, strip_tabs: bool, quoted: bool) -> Word:
+        """A here-document's text: as written after a quoted delimiter, else expanded as bash would (not split)."""
+        if strip_tabs:
+            text = "\n".join(row.lstrip("\t") for row in text.split("\n"))
+        if quoted or self.depth >= MAX_NESTING or not self.allowance.take(len(text), line):
+            parts: list[Part] = [Lit(text, True)] if quoted else [Opaque("heredoc", True)]
+            return Word(tuple(parts), text, line, 0)
+        sub = Lexer(text, line, self.depth + 1, self.allowance)
+        parts = []
+        sub._double_quoted(parts, closing=False)  # $X, ${X:-...}, $(( )) and \newline, as inside "..."
+        return Word(tuple(parts), text, line, 0)
 
     def word(self) -> Word:  # noqa: C901 - one case per character class, on the lexer's hot path
         text = self.text

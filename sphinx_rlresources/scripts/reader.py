@@ -53,7 +53,9 @@ def interpret(
         return interpreter
     try:
         lexer = Lexer(text)
-        interpreter.read(lexer.tokens())
+        tokens = lexer.tokens()
+        interpreter.bodies = lexer.bodies
+        interpreter.read(tokens)
         if lexer.allowance.out_at:
             interpreter.problems.append(ScriptProblem(lexer.allowance.out_at, REREAD_MESSAGE))
     except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
