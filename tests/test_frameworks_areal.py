@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 from framework_fixtures import read, roles
 
+from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.frameworks.areal import side, sides
+from sphinx_rlresources.scripts.run import Origin
 
 
 def headline(path: str) -> tuple[object, ...]:
@@ -95,3 +97,29 @@ def test_a_trainer_only_config_has_the_actors_gpus() -> None:
 def test_an_rl_config_without_a_rollout_section_is_not_read_as_trainer_only() -> None:
     run = read("areal", "examples/alignment/rl_without_rollout.yaml")
     assert run.framework is None and run.unrecognised  # AReaL's default rollout would run too: not guessed
+
+
+def test_a_skypilot_task_runs_an_entry_point_with_skypilots_cluster() -> None:
+    run = read("areal", "examples/skypilot/two_nodes.sky.yaml")
+    assert headline("examples/skypilot/two_nodes.sky.yaml") == (16, 2, 8, "sglang", "fsdp")
+    assert (run.entry_point, run.launch_line, run.nodes.origin, run.nodes.line) == (
+        "examples/math/gsm8k_rl.py",
+        14,
+        Origin.ENV,
+        17,
+    )
+    assert run.gpus.line == 19 and run.model.value is not None  # the model from the --config it names
+
+
+@pytest.mark.parametrize(
+    ("command", "claimed"),
+    [
+        ("python3 -m areal.infra.launcher.local examples/math/gsm8k_rl.py --config c.yaml\n", True),
+        ("python3 examples/math/gsm8k_rl.py --config c.yaml scheduler.type=local\n", True),
+        ("python3 train.py --config c.yaml\n", False),  # --config alone: any program's flag
+        ("python3 train.py scheduler.type=local\n", False),
+    ],
+)
+def test_what_is_an_areal_launch(command: str, claimed: bool) -> None:
+    run = read_file(command, "x.sh")
+    assert (run.framework == "areal") is claimed

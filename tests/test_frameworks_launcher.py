@@ -12,6 +12,7 @@ from framework_fixtures import read
 
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.frameworks.launcher import job
+from sphinx_rlresources.scripts.frameworks.skypilot import accelerators
 from sphinx_rlresources.scripts.run import Origin, Run
 
 
@@ -199,3 +200,32 @@ def test_accelerate_config_named_by_the_launch_is_read() -> None:
 def test_sbatch_headers(headers: str, expected: tuple[object, ...]) -> None:
     found = job("#!/bin/bash\n" + headers)
     assert (found.nodes.value, found.gpus_per_node.value, found.gpus.value) == expected
+
+
+def test_a_skypilot_task_gives_its_run_script_skypilots_variables() -> None:
+    run = read("launcher", "sky/torchrun.sky.yaml")
+    assert hardware(run) == (None, "train.py", 12, 3, 4)
+    assert (run.launch_line, run.nodes.origin, run.nodes.line) == (14, Origin.ENV, 15)
+
+
+@pytest.mark.parametrize(
+    ("value", "count"),
+    [
+        ("A100:8", 8),
+        ("H100", 1),
+        ("L4 : 2", 2),
+        ({"A100": 8, "H100": 8}, 8),
+        (["A100:8", "H100:4"], None),  # a choice of counts: which one is decided at launch
+        ("A100:0.5", None),  # a fraction of a GPU: not a count
+        (None, None),
+    ],
+)
+def test_skypilot_accelerators(value: object, count: int | None) -> None:
+    assert accelerators(value) == count
+
+
+def test_a_skypilot_task_with_a_choice_of_counts_leaves_them_unknown() -> None:
+    task = "resources:\n  accelerators: [A100:8, H100:4]\nrun: |\n"
+    task += "  torchrun --nproc_per_node=$SKYPILOT_NUM_GPUS_PER_NODE t.py\n"  # not torchrun's default 1
+    run = read_file(task, "t.sky.yaml")
+    assert (run.gpus.value, run.gpus_per_node.value, run.launch_line) == (None, None, 4)

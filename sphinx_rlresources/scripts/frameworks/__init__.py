@@ -26,6 +26,7 @@ from sphinx_rlresources.scripts.frameworks import (
     openrlhf,
     primerl,
     roll,
+    skypilot,
     skyrl,
     slime,
     trl,
@@ -241,6 +242,9 @@ def read_config(text: str, path: str = "", files: Files | None = None) -> Run:
         first = err.problems[0]
         problem = Problem(first.line, f"the config is not valid YAML: {first.message}")
         return Run(path=path, problems=(problem,), unrecognised="the file is not valid YAML")
+    if skypilot.claims(document):  # a SkyPilot task: its run: script, with the variables SkyPilot sets
+        sky = skypilot.task(document, text)
+        return read_run(sky.script, path, sky.env, files)
     for adapter in CONFIG_ADAPTERS:
         if adapter.claims(document):
             return settled(adapter.read(document, path, files))

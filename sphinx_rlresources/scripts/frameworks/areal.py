@@ -38,14 +38,32 @@ TRAINERS = {"fsdp": "fsdp", "megatron": "megatron", "archon": "archon"}
 _SIDE = re.compile(r"^(?:([a-z]+)[:.])?((?:[dptmc][0-9]{1,4})+)$")
 _DIM = re.compile(r"([dptmc])([0-9]{1,4})")
 _BACKEND = re.compile(r"^([a-z]+)[:.]")
+LAUNCHERS = ("areal.launcher.", "areal.infra.launcher.")
+OWN_KEYS = frozenset(
+    {"allocation_mode", "scheduler.type", "cluster.n_nodes", "cluster.n_gpus_per_node"}
+    | {"rollout.backend", "actor.backend"}
+)
+"""Overrides of AReaL's config no other framework read here spells so (NeMo-RL's are ``cluster.num_nodes``...)."""
 TRAINER_ONLY = frozenset({"sft", "rw", "dpo"})
 """``train_dataset.type`` of AReaL's entry points that train with no rollout."""
 
 
 def claims(command: Command) -> bool:
-    """AReaL's launchers: ``python3 -m areal.launcher.local|ray|slurm ENTRY.py --config X.yaml``."""
+    """AReaL's launchers (``python3 -m areal.launcher.local|ray|slurm ENTRY.py --config X.yaml``, since
+    renamed ``areal.infra.launcher.*``), or an entry point run directly with ``--config`` and an
+    override only AReaL spells (``python3 examples/math/gsm8k_rl.py --config X.yaml scheduler.type=ray``,
+    inclusionAI/AReaL@4aef98d ``examples/skypilot/ray_cluster.sky.yaml``)."""
     module, _after = module_after(command)
-    return module is not None and module.startswith("areal.launcher.")
+    if module is None:
+        return False
+    if module.startswith(LAUNCHERS):
+        return True
+    values = [field.value or "" for field in command.fields]
+    return (
+        module.endswith(".py")
+        and any(text == "--config" or text.startswith("--config=") for text in values)
+        and any(text.partition("=")[0] in OWN_KEYS for text in values)
+    )
 
 
 def claims_config(document: YamlDocument) -> bool:

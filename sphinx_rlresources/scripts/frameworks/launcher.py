@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks import accelerate
 from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, inner_commands, visible_devices
 from sphinx_rlresources.scripts.frameworks.base import Flag, as_int, default, derived, from_override, read_flags
@@ -116,7 +117,7 @@ def _launch(kind: str, command: Command, start: int) -> Launch:
     fields = command.fields
     index, module = start, False
     while index < len(fields):
-        text = fields[index].value or ""
+        text = _flag_text(fields[index])
         if not text.startswith("-"):
             break
         bare = text.lstrip("-")
@@ -130,7 +131,20 @@ def _launch(kind: str, command: Command, start: int) -> Launch:
     entry = fields[index].value if index < len(fields) else None
     if kind == "python" and not module and not (entry or "").endswith(".py"):
         entry = None
-    return Launch(kind, command, flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS), entry, args=index + 1)
+    found = flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS)
+    for field in fields[start:index]:  # --nproc_per_node=$UNKNOWN: written, its value decided at run time
+        name = _flag_text(field).lstrip("-").partition("=")[0]
+        if field.value is None and name and name not in found:
+            found[name] = Flag(name, None, field.word.raw, field.line, "runtime", field.file)
+    return Launch(kind, command, found, entry, args=index + 1)
+
+
+def _flag_text(field: Field) -> str:
+    """A launcher argument as written when its value is unknown (``--node_rank=$RANK``): still a flag."""
+    if field.value is not None:
+        return field.value
+    raw = field.word.raw
+    return raw if raw.startswith("-") and "=" in raw else ""
 
 
 def submitted(command: Command) -> Launch | None:
