@@ -392,7 +392,6 @@ def test_a_plain_word_is_a_value_even_if_a_variable_has_its_name() -> None:
         "a",
         "8",
     ]
-    assert [p.key for p in found.problems] == ["trainer.nnodes", "a.mode", "a.gpus"]
 
 
 def test_a_command_kept_in_a_here_document_is_read_by_read_d() -> None:
