@@ -60,6 +60,8 @@ def test_accelerate_run_as_a_module() -> None:
         # the launch starts 4 per node on 8 asked for: which is the run's is not guessed
         ("python mason.py --gpus 8 -- accelerate launch --num_processes 4 train.py\n", (None, 1, 8)),
         ("python mason.py --gpus $GPUS -- python train.py\n", (None, 1, None)),
+        # torchrun written for one node on each of two replicas: not one run of 16
+        ("python mason.py --num_nodes 2 --gpus 8 -- torchrun --nnodes 1 --nproc_per_node 8 t.py\n", (None, 2, 8)),
     ],
 )
 def test_job_submitter_allocations(script: str, expected: tuple[object, ...]) -> None:

@@ -364,16 +364,18 @@ def _config(flag: Flag | None, reading: Interpreter) -> accelerate.Settings | No
 
 
 def _allocated(launch: Launch, job: Job, reading: Interpreter) -> Hardware:
-    """A submitted launch runs on what the submitter asks for, unless it starts another count per node."""
-    started, _, inner_per_node, backend = _hardware(launch._replace(allocation=None), Job(), reading)
+    """A submitted launch runs on what the submitter asks for, unless it starts another count per node
+    (or, for ``torchrun``/``deepspeed``, is written for another number of nodes)."""
+    started, inner_nodes, inner_per_node, backend = _hardware(launch._replace(allocation=None), Job(), reading)
     if launch.kind != "accelerate":
         started = inner_per_node if launch.kind != "python" else UNKNOWN
     gpus, nodes, per_node = _product(job.nodes, job.gpus_per_node)
     if started.value is not None and per_node.value is not None and started.value != per_node.value:
-        written = (
-            f"the job asks for {per_node.value} GPUs per node, its launch starts {started.value} processes per node"
-        )
+        written = f"the job asks for {per_node.value} GPUs per node, its launch starts {started.value} per node"
         gpus = Found(None, Origin.UNKNOWN, started.line, written, started.file)
+    elif launch.kind in ("torchrun", "deepspeed") and inner_nodes.line and inner_nodes.value != nodes.value:
+        written = f"the job asks for {_shown(nodes)} nodes, its launch is written for {_shown(inner_nodes)}"
+        gpus = Found(None, Origin.UNKNOWN, inner_nodes.line, written, inner_nodes.file)
     return gpus, nodes, per_node, backend
 
 
