@@ -272,7 +272,9 @@ def test_flags_after_a_line_without_its_backslash_are_not_the_trainers() -> None
 def test_a_deepspeed_sft_script_is_not_an_openrlhf_rl_launch() -> None:
     run = read("train_sft.sh")
     assert run.framework is None
-    assert settled(run) == {}
+    # the launcher layer reads it: OpenRLHF's SFT trainer names its model and always trains with DeepSpeed
+    assert settled(run) == {"model": "meta-llama/Llama-3.1-8B", "train_backend": "deepspeed"}
+    assert run.entry_point == "openrlhf.cli.train_sft"
 
 
 @pytest.mark.parametrize(
