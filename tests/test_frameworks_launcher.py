@@ -231,3 +231,20 @@ def test_a_skypilot_task_with_a_choice_of_counts_leaves_them_unknown() -> None:
     task += "  torchrun --nproc_per_node=$SKYPILOT_NUM_GPUS_PER_NODE t.py\n"  # not torchrun's default 1
     run = read_file(task, "t.sky.yaml")
     assert (run.gpus.value, run.gpus_per_node.value, run.launch_line) == (None, None, 4)
+
+
+def test_a_here_document_in_a_sourced_file_is_that_files() -> None:
+    # OpenRLHF's train_nonrl_slurm.sh sources the SFT/DPO script that builds $training_commands
+    class Files:
+        path = ""
+
+        def read(self, path: str) -> str | None:
+            if path == "cmds.sh":
+                return "\n\nread -r -d '' training_commands <<EOF\nopenrlhf.cli.train_dpo --pretrain m/dpo\nEOF\n"
+            return None
+
+    script = (
+        "read -r -d '' other <<EOF\nx\nEOF\nsource ./cmds.sh slurm\ntorchrun --nproc_per_node 8 -m $training_commands\n"
+    )
+    run = read_file(script, "x.sh", None, Files())
+    assert (run.entry_point, run.model.value, run.gpus.value) == ("openrlhf.cli.train_dpo", "m/dpo", 8)

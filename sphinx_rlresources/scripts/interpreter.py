@@ -357,7 +357,7 @@ class Interpreter(Expander):
                 self.positional, self.source_name = arguments, candidate
                 self.depth += 1
                 try:
-                    self.run(Lexer(text).tokens())
+                    self._walk(text)
                 finally:
                     self.depth -= 1
                     self.positional, self.source_name = saved
@@ -381,10 +381,20 @@ class Interpreter(Expander):
         self.source_name = shown
         self.depth += 1
         try:
-            self.run(Lexer(text).tokens())
+            self._walk(text)
         finally:
             self.depth -= 1
             self.source_name = saved
+
+    def _walk(self, text: str) -> None:
+        """Walk another file's text, with its own here-documents for ``read`` (lines are that file's)."""
+        lexer = Lexer(text)
+        tokens = lexer.tokens()
+        saved, self.bodies = self.bodies, lexer.bodies
+        try:
+            self.run(tokens)
+        finally:
+            self.bodies = saved
 
     def _strip_reserved(self, words: list[Word]) -> list[Word]:  # noqa: C901 - one case per reserved word
         """The command after its reserved words (``then``, ``do``, ``{``...), which open and close blocks.
@@ -485,7 +495,7 @@ class Interpreter(Expander):
         """
         body = next((self.bodies.get(w.line) for w in reversed(words) if w.line in self.bodies), None)
         literal = [self._literal(word) for word in words[1:]]
-        if body is None or self.source_name or len(literal) != 4:
+        if body is None or len(literal) != 4:
             return False
         options, name = [text or "?" if text != "" else "" for text in literal[:3]], literal[3] or ""
         if options not in (["-r", "-d", ""], ["-d", "", "-r"]):
