@@ -81,6 +81,8 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "use_kl": ("use_kl", bool),
     "critic": ("critic", bool),
     "gpus_per_node": ("gpus_per_node", int),
+    "zero_stage": ("zero_stage", int),
+    "max_total_length": ("max_total_length", int),
 }
 
 

@@ -399,6 +399,7 @@ def settings(model: str, rank: int, micro_batch: int, args: argparse.Namespace) 
         **RUN_SETTINGS,
         "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}{variant}",
         "model": model, "task": "GRPO-LoRA" if rank else "GRPO", "device": args.device,
+        "engine": "vllm" if args.engine_fraction else "none",
         "gpu_memory_utilization": str(args.engine_fraction or ""),
         "update_entropy": str(args.update_entropy).lower(), "entropy_chunking": str(args.entropy_chunking).lower(),
         "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sphinx_rlresources.estimator.architectures import Architecture, bundled, by_size
-from sphinx_rlresources.estimator.plan import OFFLOAD_MODES, Plan
+from sphinx_rlresources.estimator.plan import NO_ENGINE, OFFLOAD_MODES, TRAINER_GENERATES, Plan
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
+from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 
 WHY_SILENT: dict[str, str] = {
@@ -153,8 +154,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     floor_values: list[tuple[str, Any]] = []
     # The framework's own facts (verl: fp32 FSDP parameters, offload by phase), from its vocabulary.
     words = vocabulary_of((run.framework or "").lower())
-    if run.offload_mode.value is None and words is not None and words.offload_mode:
-        values["offload_mode"] = words.offload_mode  # the framework's own default, not an assumption
+    run = framework_defaults(run, words)
     framework_default = Origin.FRAMEWORK_DEFAULT
     for (name, least, mechanism, bounds, floor_pair), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
@@ -207,6 +207,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
             floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
     engine = (run.engine.value or row.infer or "vllm").lower()
+    engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
     return Plan(
         task=row.task,
         gpus=row.gpus,
@@ -215,8 +216,8 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         lora_rank=int(lora),
         train_backend=backend,
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
-        engine="sglang" if engine.startswith("sglang") else "vllm",
-        budget_of="free" if engine.startswith("sglang") else "device",
+        engine=engine,
+        budget_of="free" if engine == "sglang" else "device",
         critic=run.critic.value,
         rollout_gpus=rollout_gpus,
         max_total_length=None if cap is None else int(cap),
@@ -226,6 +227,24 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         floor_values=tuple([pair for pair in floor_values if pair[0] not in assumed]),
         **values,
     )
+
+
+def framework_defaults(run: Run, words: Vocabulary | None) -> Run:
+    """The run with its framework's own defaults (:class:`Vocabulary`) where nothing says a setting.
+
+    The one rule for a silent setting of a named framework -- a script its adapter read,
+    ``estimate --framework``, a validation row: the framework's default, marked as one, so
+    the expected peak takes it and the floor keeps the least-memory value.  A setting written
+    but unknown (``$OFFLOAD`` unresolved) is left unknown."""
+    if words is None:
+        return run
+    given = {"offload_mode": words.offload_mode, "memory_fraction": words.memory_fraction, **words.defaults}
+    filled: dict[str, Any] = {
+        name: Found(value, Origin.FRAMEWORK_DEFAULT, 0, f"{words.framework}'s default")
+        for name, value in given.items()
+        if value is not None and (found := getattr(run, name)).value is None and not found.line
+    }
+    return dataclasses.replace(run, **filled) if filled else run
 
 
 def _fits(name: str, value: object) -> bool:

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sphinx_rlresources.estimator.architectures import Architecture
-from sphinx_rlresources.estimator.plan import Estimate, Moment, Plan, Term
+from sphinx_rlresources.estimator.plan import NO_ENGINE, Estimate, Moment, Plan, Term
 
 LOGIT_BYTES = 7
 """Bytes per token per vocabulary entry of a log-prob and entropy pass (verl's guide)."""
@@ -191,6 +191,9 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     if expected:  # what no tensor holds; the floor leaves it out, as torch's counters do
         later = [(m, [*terms, _runtime(terms)]) for m, terms in later]
 
+    if plan.engine == NO_ENGINE:  # the trainer alone: its moments, nothing beside them
+        found.moments.extend(Moment("train", name, tuple(terms)) for name, terms in later)
+        return found
     # -- the rollout engine
     weights, claim, claim_name = _engine(arch, plan, tp, expected, found)
     found.engine_claim = claim

@@ -40,6 +40,11 @@ ALGORITHMS: dict[str, bool] = {
     "gspo": False,
 }
 ENGINES = ("vllm", "sglang")
+NO_ENGINE = "none"
+"""A plan's ``engine`` when no engine sits on the GPUs: a trainer-only run, or a trainer that
+generates in its own process (TRL without vLLM: transformers' ``generate``)."""
+TRAINER_GENERATES = frozenset({NO_ENGINE, "hf"})
+"""What a run's ``engine`` says when no engine is started (the TRL and ROLL readers say ``hf``)."""
 TRAIN_BACKENDS = ("fsdp", "megatron")
 OFFLOAD_MODES = ("phase", "compute")
 """``phase``: states wait in host memory between phases and come back for their own (verl's
@@ -116,6 +121,8 @@ class Plan:
     ulysses_sp: int = 1
     """Ulysses sequence parallelism: each GPU of a group holds 1/n of every sequence."""
     engine: str = "vllm"
+    """:data:`ENGINES`, or :data:`NO_ENGINE`: nothing is claimed for generation and the weight sync
+    has nothing to copy into (the KV cache of a trainer's own ``generate`` is not counted)."""
     memory_fraction: float | None = None
     """vLLM's ``gpu_memory_utilization`` or SGLang's ``mem_fraction_static``; None: not stated."""
     budget_of: str = "device"

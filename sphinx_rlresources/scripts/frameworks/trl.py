@@ -57,6 +57,10 @@ VOCABULARY = Vocabulary(
         "dpo": ("DPO",),
     },
     naming="trl",
+    # The trainers keep every state on the GPU unless an accelerate config asks DeepSpeed or FSDP to
+    # offload (accelerate.offload_mode reads one): a run with none has no offload.
+    # use_vllm defaults to False (grpo_config.py): transformers' generate inside the trainer, no engine.
+    defaults={"param_offload": False, "optimizer_offload": False, "engine": "hf"},
 )
 T = TypeVar("T")
 TRAINERS = frozenset({"grpo", "rloo", "sft", "dpo", "kto", "reward", "gkd", "orpo", "ppo", "xpo", "nash_md"})

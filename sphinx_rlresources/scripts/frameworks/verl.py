@@ -57,6 +57,9 @@ VOCABULARY = Vocabulary(
     fsdp_param_bytes=4,  # the FSDP actor keeps fp32 parameters (torch_dtype=float32 for the actor)
     offload_mode="phase",  # load_fsdp_model_to_gpu / load_fsdp_optimizer around each phase
     memory_fraction=0.5,  # actor_rollout_ref.rollout.gpu_memory_utilization's default
+    # verl/trainer/config/_generated_ppo_trainer.yaml: actor and ref fsdp_config param_offload: false,
+    # optimizer_offload: false (the reader's own defaults below say the same for a script).
+    defaults={"param_offload": False, "optimizer_offload": False, "ref_param_offload": False},
 )
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"

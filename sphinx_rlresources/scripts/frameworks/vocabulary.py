@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 FAMILIES: Mapping[str, str] = {
     "fsdp": "fsdp",
@@ -72,6 +73,10 @@ class Vocabulary:
     """Its own offload when a script leaves it unsaid (verl: ``phase``)."""
     memory_fraction: float | None = None
     """Its rollout engine's default share of GPU memory, when it has one of its own."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Settings (``Run`` fields) its own config gives a run whose script or flags say nothing of
+    them (verl's FSDP offload: off).  The estimator takes them for the expected peak only; the
+    floor keeps the least-memory value, as for any framework default."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Spellings of an algorithm that mean another (``dapo`` as an estimator value -> ``grpo``)."""
 
