@@ -808,3 +808,32 @@ def test_a_mixture_of_experts_counts_its_routed_copies() -> None:
     assert not any("routed" in t.name for m in found.floor.moments for t in m.terms)
     dense = estimate(BUNDLED["qwen2.5-7b"], plan).expected
     assert not any("routed" in t.name for m in dense.moments for t in m.terms)
+
+
+def test_a_named_frameworks_silent_setting_is_its_own_default() -> None:
+    """One rule for a silent setting of a named framework (a script, ``--framework``, a validation
+    row): its vocabulary's default for the expected peak, the least memory for the floor."""
+    row = Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "fsdp", "")
+    verl = plan_for_row(row, Run(framework="verl"), "H100", 79.6)
+    assert (verl.param_offload, verl.optimizer_offload, verl.memory_fraction) == (False, False, 0.5)
+    assert {("param_offload", True), ("optimizer_offload", True)} <= set(verl.floor_values)
+    assert "param_offload" not in verl.assumed
+    unnamed = plan_for_row(row, Run(), "H100", 79.6)
+    assert unnamed.param_offload is True and "param_offload" in unnamed.assumed
+    # written but unknown ($OFFLOAD unresolved) is not silent: no default stands in for it
+    unresolved = Run(framework="verl", param_offload=Found(None, Origin.SET, 3, "param_offload=$OFFLOAD"))
+    assert plan_for_row(row, unresolved, "H100", 79.6).param_offload is True
+    trl = plan_for_row(row, Run(framework="trl"), "H100", 79.6)  # use_vllm defaults to False
+    assert trl.engine == "none" and trl.param_offload is False
+
+
+def test_no_engine_counts_the_trainer_alone() -> None:
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    base = Plan(task="GRPO", gpus=8, device="H100", device_gib=79.6, memory_fraction=0.5, free_cache_engine=False)
+    alone = estimate(arch, replace(base, engine="none"))
+    engine = estimate(arch, base)
+    assert all(not m.engine_bytes and m.phase == "train" for m in alone.expected.moments)
+    assert alone.expected.peak_gib == alone.expected.trainer_gib == pytest.approx(engine.expected.trainer_gib)
+    assert alone.expected.peak_gib < engine.expected.peak_gib and alone.expected.engine_claim == 0
+    assert not any("engine sleeps" in t.name for t in alone.expected.host)

@@ -143,3 +143,20 @@ def test_a_wider_likely_oom_margin_flags_more_runs_that_ran_than_ooms(wider: flo
     more_ran = flagged("ran", wider) - flagged("ran", 0.0)
     more_oom = flagged("oom", wider) - flagged("oom", 0.0)
     assert more_ran >= more_oom
+
+
+def test_the_held_out_columns_say_what_their_sources_say() -> None:
+    """Issue 37: an empty cell was read as a least-memory assumption that contradicted its source
+    (an assumed vLLM engine beside a trainer-only benchmark, no ZeRO stage, no length cap)."""
+    held = {c.point.id: c for c in checked(REPO / "benchmarks" / "heldout_runs.csv")}
+    trainer_only = held["trl-issue3456-qwen3-0.6b-1xA100"]  # "no vLLM": the trainer alone
+    assert trainer_only.result.plan.engine == "none"
+    assert not any(m.engine_bytes for m in trainer_only.result.expected.moments)
+    assert trainer_only.result.expected.peak_gib == trainer_only.result.expected.trainer_gib
+    assert held["openrlhf-issue519-llama-3-8b-ppo-8xH100"].result.plan.zero_stage == 2  # "--zero_stage 2"
+    capped = held["nemorl-qwen2.5-7b-instruct-4n8g-megatron"].result.plan
+    assert capped.max_total_length == 4096 and sum(capped.lengths) == 4096
+    with POINTS.open(encoding="utf-8", newline="") as stream:
+        first = next(csv.DictReader(stream))
+    with pytest.raises(PointError, match="zero_stage must be a int"):
+        point({**first, "zero_stage": "three"}, 2)
