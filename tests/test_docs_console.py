@@ -382,7 +382,7 @@ COVERED: dict[str, Place] = {
     "estimator.rst: rlresources estimate --row data/7b.yaml:5 --data data --root . --mean-response-length 230": Place(
         seed_copy, stored="estimate-row-7b"
     ),
-    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
+    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --offload --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230": SEED,
     f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230 --suggest": SEED,
