@@ -837,3 +837,16 @@ def test_no_engine_counts_the_trainer_alone() -> None:
     assert alone.expected.peak_gib == alone.expected.trainer_gib == pytest.approx(engine.expected.trainer_gib)
     assert alone.expected.peak_gib < engine.expected.peak_gib and alone.expected.engine_claim == 0
     assert not any("engine sleeps" in t.name for t in alone.expected.host)
+
+
+def test_trls_offload_default_stands_only_where_no_deepspeed_or_fsdp_config_could_set_it() -> None:
+    # The launches follow TRL's README: a single-GPU ``python`` script, and ``accelerate launch
+    # --config_file`` with a DeepSpeed config (trl/accelerate_configs/zero3.yaml), here not readable.
+    row = Row("Qwen2.5-0.5B", None, "0.5B", "GRPO", 1, "", "")
+    plain = run_of(b"CUDA_VISIBLE_DEVICES=0 python train_grpo.py --num_generations 4\n", "x.sh", {}, None)
+    assert plain.param_offload.value is None and not plain.param_offload.line  # silent: nothing offloads it
+    assert plan_for_row(row, plain, "H100", 79.6).param_offload is False
+    configured = b"accelerate launch --config_file cfg/zero3.yaml -m trl.scripts.grpo --model_name_or_path x\n"
+    unread = run_of(configured, "x.sh", {}, None)
+    assert unread.param_offload.line == 1  # said in a config this reader cannot read
+    assert plan_for_row(row, unread, "H100", 79.6).param_offload is True  # unknown: the least memory

@@ -57,9 +57,9 @@ VOCABULARY = Vocabulary(
         "dpo": ("DPO",),
     },
     naming="trl",
-    # The trainers keep every state on the GPU unless an accelerate config asks DeepSpeed or FSDP to
-    # offload (accelerate.offload_mode reads one): a run with none has no offload.
-    # use_vllm defaults to False (grpo_config.py): transformers' generate inside the trainer, no engine.
+    # use_vllm defaults to False (grpo_config.py:577): transformers' generate inside the trainer, no
+    # engine.  Nothing is offloaded without a DeepSpeed or FSDP config (the reader marks an offload
+    # it could not read as unknown, so this default stands only for a run that has none).
     defaults={"param_offload": False, "optimizer_offload": False, "engine": "hf"},
 )
 T = TypeVar("T")
@@ -320,6 +320,7 @@ class _Reader:
         lora = self._lora()
         beta = self.get("beta", as_float)
         params, optimizer = settings.offload() if settings is not None else (UNKNOWN, UNKNOWN)
+        params, optimizer = self._unread_offload(params, backend), self._unread_offload(optimizer, backend)
         server = self.servers[0].args if self.servers and mode.value == "server" else {}
         run = Run(
             path=self.path,
@@ -490,6 +491,21 @@ class _Reader:
             machines = machines or Found(None, Origin.RUNTIME, launch.command.line, "accelerate's default config")
             backend = backend or Found(None, Origin.RUNTIME, launch.command.line, "accelerate's default config")
         return processes, machines, backend, settings
+
+    def _unread_offload(self, found: Found[bool], backend: Found[str]) -> Found[bool]:
+        """Offload this reader did not find, marked as said somewhere it cannot read.
+
+        Only a run with no DeepSpeed or FSDP (one process, DDP, or ``python`` with no
+        ``--deepspeed``) is silent on it, so TRL's own default (nothing offloaded) holds;
+        otherwise it may sit in accelerate's default config, a ``deepspeed_config_file`` or a
+        ``--deepspeed`` JSON, and stays unknown (the estimate takes the least memory)."""
+        if found.value is not None or found.line:
+            return found
+        plain = backend.value in ("single", "ddp") or (self.launch.kind == "python" and backend.value is None)
+        if plain and not self.get("deepspeed", str).line:
+            return found
+        line = backend.line or self.launch.command.line
+        return Found(None, Origin.RUNTIME, line, "offload: in a DeepSpeed or FSDP config not read here")
 
     def _accelerate_config(self) -> tuple[accelerate.Settings | None, Flag | None]:
         flag = self.launch.launcher.get("config_file") or self.launch.launcher.get("accelerate_config")
