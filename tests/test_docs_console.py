@@ -384,7 +384,7 @@ COVERED: dict[str, Place] = {
     ),
     f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --offload --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230": SEED,
-    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --micro-batch 64 "
+    f"estimator.rst: {ESTIMATE} --task GRPO-LoRA --gpus 1 --device H100 --framework verl --offload --micro-batch 64 "
     "--gpu-memory-utilization 0.2 --mean-prompt-length 110 --mean-response-length 230 --suggest": SEED,
     "estimator.rst: rlresources estimate --row data/8b.yaml:5 --suggest": Place(
         adoption_repo("openrlhf"), adopted("openrlhf")

@@ -493,12 +493,8 @@ class _Reader:
         return processes, machines, backend, settings
 
     def _unread_offload(self, found: Found[bool], backend: Found[str]) -> Found[bool]:
-        """Offload this reader did not find, marked as said somewhere it cannot read.
-
-        Only a run with no DeepSpeed or FSDP (one process, DDP, or ``python`` with no
-        ``--deepspeed``) is silent on it, so TRL's own default (nothing offloaded) holds;
-        otherwise it may sit in accelerate's default config, a ``deepspeed_config_file`` or a
-        ``--deepspeed`` JSON, and stays unknown (the estimate takes the least memory)."""
+        """An offload not found, as said where this reader cannot look -- unless no DeepSpeed or FSDP
+        config could set it (one process, DDP, ``python`` without ``--deepspeed``): TRL's default holds."""
         if found.value is not None or found.line:
             return found
         plain = backend.value in ("single", "ddp") or (self.launch.kind == "python" and backend.value is None)
