@@ -16,7 +16,8 @@ from sphinx_rlresources.safe.text import shown
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.lexer import Lit
-from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
+from sphinx_rlresources.scripts.run import Problem
+from sphinx_rlresources.scripts.settings import Override, ScriptSettings
 from sphinx_rlresources.scripts.shell import NAME_RE
 from sphinx_rlresources.scripts.unset import more_message, unset_message, unset_uses
 
@@ -99,9 +100,9 @@ def read_hydra(interpreter: Interpreter, command: Command | None = None) -> Scri
         overrides[key] = override  # Hydra: the last one wins
         problems.extend(mistakes)
     listed, more = unset_uses(keyed)
-    problems.extend(ScriptProblem(f.line, unset_message(f, name), key, kind="unset") for f, key, name in listed)
+    problems.extend(Problem(f.line, unset_message(f, name), key, kind="unset") for f, key, name in listed)
     if more.uses:
-        problems.append(ScriptProblem(more.line, more_message(more), kind="unset"))
+        problems.append(Problem(more.line, more_message(more), kind="unset"))
     config_name, config_line = _config_name(command)
     return ScriptSettings(
         overrides=overrides,
@@ -144,7 +145,7 @@ def _config_name(command: Command) -> tuple[str | None, int]:
     return found
 
 
-def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[ScriptProblem]:
+def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Problem]:
     problems = []
     parts = field.word.parts
     bare = None
@@ -154,7 +155,7 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
         bare = "".join(p.text for p in parts if isinstance(p, Lit)).split("=", 1)[1]
     if bare and bare in set_names and NAME_RE.fullmatch(bare) and _looks_like_a_variable(key, bare):
         problems.append(
-            ScriptProblem(
+            Problem(
                 field.line,
                 f"{raw_key}={bare} passes the word {shown(bare)}, which is the name of a variable the "
                 f"script sets: a missing '$'? write {raw_key}=${bare}",
@@ -166,8 +167,8 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Sc
 
 
 def _meant(
-    override: Override, problem: ScriptProblem, interpreter: Interpreter
-) -> tuple[Override, list[ScriptProblem]]:
+    override: Override, problem: Problem, interpreter: Interpreter
+) -> tuple[Override, list[Problem]]:
     """A value passed as a variable's bare name, read as the variable it obviously meant (the problem says so).
 
     ``actor_rollout_ref.model.path=model_path`` beside ``model_path=Qwen/Qwen2-72B-Instruct``
@@ -181,7 +182,7 @@ def _meant(
         return override, [problem]  # an array's name, or a value known only at run time: not compared
     meant = override._replace(value=variable.value, tail=variable.value, origin=variable.origin, meant=name)
     said = f"{problem.message}; the checks read it as ${name} ({shown(variable.value)})"
-    return meant, [ScriptProblem(problem.line, said, "", problem.kind, problem.severity)]
+    return meant, [Problem(problem.line, said, "", problem.kind, problem.severity)]
 
 
 def _looks_like_a_variable(key: str, word: str) -> bool:

@@ -20,7 +20,7 @@ from sphinx_rlresources.scripts.arith import Value
 from sphinx_rlresources.scripts.expand import MAX_ARRAY_ITEMS, Expander, Field, combine
 from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.lexer import ArrayLit, Lexer, Lit, Op, Part, Token, Word
-from sphinx_rlresources.scripts.settings import ScriptProblem
+from sphinx_rlresources.scripts.run import Problem
 from sphinx_rlresources.scripts.shell import (
     ASSIGN_RE,
     MAX_FIELDS,
@@ -89,7 +89,7 @@ class Interpreter(Expander):
         self.cases: list[_Case] = []
         self.functions: dict[str, list[Token]] = {}
         self.commands: list[Command] = []
-        self.problems: list[ScriptProblem] = []
+        self.problems: list[Problem] = []
         self.files = files
         self.path = path
         """The script's path from the root: a relative ``source`` is looked for beside it."""
@@ -110,7 +110,7 @@ class Interpreter(Expander):
         except Exhausted as out:
             where = f" (in {shown(out.file)})" if out.file else ""
             self.problems.append(
-                ScriptProblem(
+                Problem(
                     out.line,
                     f"reading the script stopped here{where}: it {RAN_OUT[out.resource]}; what the rest of the "
                     "script sets is unknown",

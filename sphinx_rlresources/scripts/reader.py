@@ -22,14 +22,15 @@ from sphinx_rlresources.scripts.files import Files
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Interpreter
 from sphinx_rlresources.scripts.lexer import MAX_REREAD, Lexer
-from sphinx_rlresources.scripts.settings import Override, ScriptProblem, ScriptSettings
+from sphinx_rlresources.scripts.run import Problem
+from sphinx_rlresources.scripts.settings import Override, ScriptSettings
 from sphinx_rlresources.scripts.shell import MAX_SCRIPT_CHARS
 
 REREAD_MESSAGE = (
     f"the script nests ${{X:-...}} defaults and arrays so much that reading them again took more than {MAX_REREAD} "
     "characters; from this line on such values are unknown"
 )
-__all__ = ["MAX_SCRIPT_CHARS", "Override", "ScriptProblem", "ScriptSettings", "interpret", "read_script"]
+__all__ = ["MAX_SCRIPT_CHARS", "Override", "Problem", "ScriptSettings", "interpret", "read_script"]
 
 
 def interpret(
@@ -43,7 +44,7 @@ def interpret(
     interpreter = Interpreter(env, files, path)
     if len(text) > MAX_SCRIPT_CHARS:
         interpreter.problems.append(
-            ScriptProblem(
+            Problem(
                 0,
                 f"the script is {len(text)} characters long, more than the {MAX_SCRIPT_CHARS} read; nothing in it "
                 "was checked",
@@ -57,9 +58,9 @@ def interpret(
         interpreter.bodies = lexer.bodies
         interpreter.read(tokens)
         if lexer.allowance.out_at:
-            interpreter.problems.append(ScriptProblem(lexer.allowance.out_at, REREAD_MESSAGE))
+            interpreter.problems.append(Problem(lexer.allowance.out_at, REREAD_MESSAGE))
     except (RecursionError, MemoryError):  # pragma: no cover - bounded above; a last resort
-        interpreter.problems.append(ScriptProblem(0, "the script is too deeply nested to be read"))
+        interpreter.problems.append(Problem(0, "the script is too deeply nested to be read"))
     return interpreter
 
 

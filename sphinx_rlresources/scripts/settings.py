@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from sphinx_rlresources.scripts.run import Problem
 from sphinx_rlresources.scripts.shell import INT_RE
 
 STOCK_CONFIGS = frozenset({"ppo_trainer", "ppo_megatron_trainer"})
@@ -43,23 +44,6 @@ class Override(NamedTuple):
 
 
 @dataclass(frozen=True)
-class ScriptProblem:
-    """A "script sanity" finding: a mistake in the script itself, at a 1-based line.
-
-    ``key`` is the override it concerns (empty for the script as a whole), so a value
-    already blamed here is not reported a second time as a mismatch.
-    """
-
-    line: int
-    message: str
-    key: str = ""
-    kind: str = "other"
-    """``unset``, ``missing-dollar``, ``duplicate``, ``deprecated``, ``machine-path``,
-    ``zero-advantage``, ``too-large`` or ``other``: what the checks sort by."""
-    severity: str = "error"
-
-
-@dataclass(frozen=True)
 class ScriptSettings:
     """What the trainer command of a script sets, as far as it can be known."""
 
@@ -70,7 +54,7 @@ class ScriptSettings:
     """The line the trainer command starts on (0: no command with ``a.b=c`` overrides)."""
     entry_point: str | None = None
     """What the trainer command runs: the module after ``-m``, or the first ``*.py``."""
-    problems: list[ScriptProblem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     variables: dict[str, str | None] = field(default_factory=dict)
     """The script's top-level variables at its end (None: unknown)."""
     duplicates: list[tuple[Override, Override]] = field(default_factory=list)

@@ -211,7 +211,7 @@ def read_run(text: str, path: str = "", env: Mapping[str, str] | None = None, fi
     generic = launcher.read(reading, text, path)
     if generic is not None:  # no framework's launch, but a launcher's: its GPUs and nodes
         return generic
-    problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
+    problems = tuple(reading.problems)
     variables = {name: value.value for name, value in reading.vars.items()}
     return Run(path=path, problems=problems, variables=variables, unrecognised=_no_launch(reading.commands))
 

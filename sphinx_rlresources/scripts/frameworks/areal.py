@@ -207,7 +207,7 @@ class _Reader:
             engine = self._part(allocation, served_by)
         if backend.value is None and trained_by in TRAINERS:
             backend = self._part(trainer_at, TRAINERS[trained_by])
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.s.problems]
+        found = list(self.s.problems)
         return Run(
             path=self.path,
             framework=NAME,

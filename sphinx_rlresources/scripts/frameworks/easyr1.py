@@ -146,7 +146,7 @@ class _Reader:
         # the line of the file that wrote it: the script's own first, else the config's
         parts = sorted((per_node, nodes), key=lambda part: (not part.line, bool(part.file)))
         gpus = dataclasses.replace(derived(value, parts, written), file=parts[0].file if parts[0].line else "")
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.s.problems]
+        found = list(self.s.problems)
         return Run(
             path=self.path,
             framework=NAME,

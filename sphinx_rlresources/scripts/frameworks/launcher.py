@@ -27,7 +27,7 @@ from sphinx_rlresources.scripts.frameworks import accelerate
 from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, inner_commands, visible_devices
 from sphinx_rlresources.scripts.frameworks.base import Flag, as_int, default, derived, from_override, read_flags
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
-from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Role, Run
 
 TORCH_MODULES = ("torch.distributed.run", "torch.distributed.launch")
 ACCELERATE_MODULES = ("accelerate.commands.launch",)
@@ -248,7 +248,7 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
         return None
     gpus, nodes, per_node, backend = _hardware(chosen._replace(lines=text.splitlines()), slurm, reading)
     model, backend = _trainer(chosen, backend)
-    problems = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
+    problems = tuple(reading.problems)
     return Run(
         path=path,
         entry_point=chosen.entry,

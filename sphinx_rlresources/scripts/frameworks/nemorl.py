@@ -220,7 +220,7 @@ def read_command(command: Command, reading: Interpreter, path: str) -> Run:
     merged.apply(layer, [])
     run = _Reader(merged, path).run(problems)
     run = replace(run, entry_point=entry, launch_line=command.line, variables=dict(settings.variables))
-    found_here = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in settings.problems]
+    found_here = list(settings.problems)
     found_here += duplicate_problems(settings) + common_problems(run, reading, settings)
     return replace(run, problems=(*run.problems, *found_here))
 

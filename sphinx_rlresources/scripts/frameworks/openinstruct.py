@@ -237,7 +237,7 @@ class _Reader:
         )
 
     def _problems(self, gpus: Found[int], nodes: Found[int], per_node: Found[int]) -> list[Problem]:
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        found = list(self.reading.problems)
         for name, replacement in REMOVED.items():
             flag = self.args.get(name)
             if flag is not None:

@@ -365,7 +365,7 @@ class _Reader:
         return default(True, "no --reward.remote_url: a reward model on GPUs of its own")
 
     def _problems(self, run: Run) -> list[Problem]:
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        found = list(self.reading.problems)
         line = self.launch.line
         shown = ", ".join(f"--{n}" for n in self.flat_used[:3])
         if self.mixed:

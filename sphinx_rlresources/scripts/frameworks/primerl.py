@@ -298,7 +298,7 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of ``uv run rl|sft @ …``."""
     layers = layers_of(command, reading, path)
     program, _start = _program(command)
-    found = tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems)
+    found = tuple(reading.problems)
     run = _Reader(layers, path).run()
     variables = {name: value.value for name, value in reading.vars.items()}
     return replace(

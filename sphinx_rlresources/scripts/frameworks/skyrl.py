@@ -343,7 +343,7 @@ class _Reader:
     # -- problems -----------------------------------------------------------------------------------------
     def _problems(self) -> list[Problem]:
         s = self.s
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in s.problems]
+        found = list(s.problems)
         same_file = [(a, b) for a, b in s.duplicates if a.file == b.file]  # a delegating script overrides on purpose
         found += duplicate_problems(replace(s, duplicates=same_file))
         for old, new in LEGACY.items():

@@ -399,7 +399,7 @@ class _Reader:
         return default("megatron", "slime trains with Megatron (--train-backend: arguments.py:1592)")
 
     def _problems(self) -> list[Problem]:
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        found = list(self.reading.problems)
         for name, replacement in DEPRECATED.items():
             flag = self.flags.get(name)
             if flag is not None:

@@ -360,7 +360,7 @@ class _Reader:
             ),
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
-        problems = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.reading.problems]
+        problems = list(self.reading.problems)
         problems += self.problems + common_problems(run, self.reading)
         return replace(run, problems=tuple(problems))
 
@@ -591,7 +591,7 @@ def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, pat
         roles=roles,
         engine=Found("vllm", Origin.SET, first.command.line, "trl vllm-serve"),
         model=from_override(model.override(), as_model) if model is not None else UNKNOWN,
-        problems=tuple(Problem(p.line, p.message, p.key, p.kind, p.severity) for p in reading.problems),
+        problems=tuple(reading.problems),
     )
 
 

@@ -350,7 +350,7 @@ class _Reader:
         return total if total.line else UNKNOWN
 
     def _problems(self) -> list[Problem]:
-        found = [Problem(p.line, p.message, p.key, p.kind, p.severity) for p in self.s.problems]
+        found = list(self.s.problems)
         for key, replacement in DEPRECATED.items():
             override = self.s.overrides.get(key)
             if override is not None:
