@@ -20,7 +20,7 @@ from typing import Any
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
-from sphinx_rlresources.scripts.frameworks.base import derived
+from sphinx_rlresources.scripts.frameworks.base import derived, offload_mode
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "accelerate"
@@ -170,7 +170,7 @@ def read(document: YamlDocument, path: str, files: Files | None = None) -> Run:
         ulysses_sp=s.parallel("sp"),
         param_offload=params,
         optimizer_offload=optimizer,
-        offload_mode=offload_mode(params, optimizer),
+        offload_mode=host_offload(params, optimizer),
         gradient_checkpointing=activation if activation.value is True else UNKNOWN,
         zero_stage=s.zero_stage(files, path),
         problems=tuple(s.problems()),
@@ -217,11 +217,10 @@ def per_machine(gpus: Found[int], machines: Found[int]) -> Found[int]:
     )
 
 
-def offload_mode(params: Found[bool], optimizer: Found[bool]) -> Found[str]:
-    chosen = params if params.value else optimizer if optimizer.value else None
-    if chosen is None:
-        return UNKNOWN
-    return Found("compute", chosen.origin, chosen.line, "DeepSpeed/FSDP offload: states live and compute on the host")
+def host_offload(params: Found[bool], optimizer: Found[bool]) -> Found[str]:
+    """DeepSpeed's offload devices and FSDP's ``fsdp_offload_params`` keep states, and their compute, on the host."""
+    why = "DeepSpeed/FSDP offload: states live and compute on the host"
+    return offload_mode(("compute", why, params), ("compute", why, optimizer))
 
 
 def _unknown(found: Found[Any]) -> Found[int]:
@@ -235,7 +234,7 @@ __all__ = [
     "claims",
     "deepspeed_stage",
     "from_file",
-    "offload_mode",
+    "host_offload",
     "per_machine",
     "read",
 ]

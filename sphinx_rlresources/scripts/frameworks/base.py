@@ -113,6 +113,42 @@ def derived(value: T | None, parts: Iterable[Found[object]], written: str) -> Fo
     return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written, file)
 
 
+def product(a: Found[int], b: Found[int]) -> int | None:
+    """``a × b`` when both are known (nodes × GPUs per node, engines × tensor parallel)."""
+    return a.value * b.value if a.value is not None and b.value is not None else None
+
+
+def added(a: Found[int], b: Found[int]) -> int | None:
+    """``a + b`` when both are known (the trainer's pool and another role's)."""
+    return a.value + b.value if a.value is not None and b.value is not None else None
+
+
+def either(a: Found[bool], b: Found[bool]) -> Found[bool]:
+    """True if either is (the one that is); unknown if either is and neither is true; else the written one.
+
+    A reference model is loaded for a KL loss or a KL penalty in the reward: the finding
+    cites the switch that asks for it, or the one that leaves it in doubt.
+    """
+    if a.value or b.value:
+        return a if a.value else b
+    if a.value is None or b.value is None:
+        return a if a.value is None else b
+    return a if a.line else b
+
+
+def offload_mode(*rules: tuple[str, str, Found[bool]]) -> Found[str]:
+    """How states leave the GPU: the mode of the first ``(mode, why, switch)`` whose switch is on.
+
+    ``compute`` (the optimizer steps on the host: DeepSpeed's CPU Adam, FSDP2's offload
+    policy) or ``phase`` (states wait on the host between phases: verl's FSDP offload);
+    ``why`` is what a finding shows (empty: the switch as written).  No switch on: unknown.
+    """
+    for mode, why, switch in rules:
+        if switch.value:
+            return Found(mode, switch.origin, switch.line, why or switch.written)
+    return UNKNOWN
+
+
 @dataclass(frozen=True)
 class Flag:
     """One ``--name [value]`` argument of an argparse command line."""

@@ -32,6 +32,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
     from_override,
     module_after,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems
 from sphinx_rlresources.scripts.hydra import read_hydra
@@ -141,7 +142,7 @@ class _Reader:
     def run(self, problems: list[Problem]) -> Run:
         per_node = self.get("trainer.n_gpus_per_node", as_int, (8, "EasyR1's default (verl/trainer/config.py:111)"))
         nodes = self.get("trainer.nnodes", as_int, (1, "EasyR1's default (verl/trainer/config.py:109)"))
-        value = per_node.value * nodes.value if per_node.value is not None and nodes.value is not None else None
+        value = product(per_node, nodes)
         written = f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}"
         # the line of the file that wrote it: the script's own first, else the config's
         parts = sorted((per_node, nodes), key=lambda part: (not part.line, bool(part.file)))

@@ -25,7 +25,15 @@ from typing import Any, NamedTuple
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks import accelerate
 from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, inner_commands, visible_devices
-from sphinx_rlresources.scripts.frameworks.base import Flag, as_int, default, derived, from_override, read_flags
+from sphinx_rlresources.scripts.frameworks.base import (
+    Flag,
+    as_int,
+    default,
+    derived,
+    from_override,
+    product,
+    read_flags,
+)
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Role, Run
 
@@ -331,9 +339,8 @@ def _names_slurm(launch: Launch, flag: Flag, group: str) -> bool:
 
 
 def _product(nodes: Found[int], per_node: Found[int]) -> tuple[Found[int], Found[int], Found[int]]:
-    value = nodes.value * per_node.value if nodes.value is not None and per_node.value is not None else None
     shown = f"{_shown(per_node)} per node × {_shown(nodes)} nodes"
-    return derived(value, [per_node, nodes], shown), nodes, per_node
+    return derived(product(nodes, per_node), [per_node, nodes], shown), nodes, per_node
 
 
 def _shown(found: Found[int]) -> str:

@@ -20,7 +20,14 @@ from typing import Any
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, inside, relative_to
-from sphinx_rlresources.scripts.frameworks.base import default, derived, first, from_override
+from sphinx_rlresources.scripts.frameworks.base import (
+    added,
+    default,
+    derived,
+    first,
+    from_override,
+    product,
+)
 from sphinx_rlresources.scripts.frameworks.inherit import MAX_CONFIG_CHARS, Parent, merge_chain
 from sphinx_rlresources.scripts.frameworks.layers import (
     Entry,
@@ -314,19 +321,19 @@ class _Reader:
         m = self.m
         nodes = m.found(KEYS["nodes"], to_int)
         per_node = m.found(KEYS["gpus_per_node"], to_int)
-        cluster = derived(_product(nodes, per_node), [nodes, per_node], "cluster.num_nodes × cluster.gpus_per_node")
+        cluster = derived(product(nodes, per_node), [nodes, per_node], "cluster.num_nodes × cluster.gpus_per_node")
         gym_nodes = m.found("env.nemo_gym.num_gpu_nodes", to_int)
         gpus, all_nodes, gym_role = cluster, nodes, None
         if gym_nodes.value:
             gym_gpus = derived(
-                _product(gym_nodes, per_node),
+                product(gym_nodes, per_node),
                 [gym_nodes, per_node],
                 "env.nemo_gym.num_gpu_nodes × cluster.gpus_per_node (nemo-gym's nodes are outside cluster)",
             )
             gym_role = Role("environment", gym_gpus, gym_nodes, per_node)
-            gpus = derived(_sum(cluster, gym_gpus), [cluster, gym_gpus], "cluster + nemo-gym's GPU nodes")
+            gpus = derived(added(cluster, gym_gpus), [cluster, gym_gpus], "cluster + nemo-gym's GPU nodes")
             all_nodes = derived(
-                _sum(nodes, gym_nodes), [nodes, gym_nodes], "cluster.num_nodes + env.nemo_gym.num_gpu_nodes"
+                added(nodes, gym_nodes), [nodes, gym_nodes], "cluster.num_nodes + env.nemo_gym.num_gpu_nodes"
             )
         elif gym_nodes.value is None and gym_nodes.written:  # an unread parent (or the run) may add nemo-gym nodes
             why = f"cluster, plus nemo-gym's GPU nodes if any ({gym_nodes.written})"
@@ -422,7 +429,7 @@ class _Reader:
             res_nodes.value * per_node.value, [res_nodes, per_node], "generation nodes × cluster.gpus_per_node"
         )
         train_nodes = derived(nodes.value - res_nodes.value, [nodes, res_nodes], "cluster.num_nodes − generation's")
-        train = derived(_product(train_nodes, per_node), [train_nodes, per_node], "training nodes × gpus_per_node")
+        train = derived(product(train_nodes, per_node), [train_nodes, per_node], "training nodes × gpus_per_node")
         return (Role("trainer", train, train_nodes, per_node), Role("rollout", gen, res_nodes, per_node))
 
     def _backend(self) -> tuple[Found[str], Found[int], Found[int], Found[int], Found[int]]:
@@ -541,11 +548,3 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
 
 def _as(found: Found[bool], value: str) -> Found[str]:
     return Found(value, found.origin, found.line, found.written, found.file)
-
-
-def _product(a: Found[int], b: Found[int]) -> int | None:
-    return a.value * b.value if a.value is not None and b.value is not None else None
-
-
-def _sum(a: Found[int], b: Found[int]) -> int | None:
-    return a.value + b.value if a.value is not None and b.value is not None else None

@@ -20,12 +20,14 @@ from typing import TypeVar
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
+    added,
     as_bool,
     as_float,
     as_int,
     as_text,
     default,
     derived,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -158,14 +160,17 @@ class _Reader:
         single = self.switch("single_gpu_mode", False, "grpo_utils.py:158")
         engines = self.get("vllm_num_engines", as_int, 1, "data_loader.py:395")
         tp = self.get("vllm_tensor_parallel_size", as_int, 1, "data_loader.py:396")
-        vllm = derived(_product(engines, tp), [engines, tp], "vllm_num_engines × vllm_tensor_parallel_size")
+        vllm = derived(product(engines, tp), [engines, tp], "vllm_num_engines × vllm_tensor_parallel_size")
         if single.value:
             gpus = derived(learners.value, [learners, single], "the learners; vLLM shares them (--single_gpu_mode)")
             rollout = Role("rollout", learners, colocated_with="trainer")
         else:
-            total = learners.value + vllm.value if learners.value is not None and vllm.value is not None else None
             parts = [learners, vllm, single]
-            gpus = derived(total, parts, "sum(num_learners_per_node) + vllm_num_engines × vllm_tensor_parallel_size")
+            gpus = derived(
+                added(learners, vllm),
+                parts,
+                "sum(num_learners_per_node) + vllm_num_engines × vllm_tensor_parallel_size",
+            )
             rollout = Role("rollout", vllm if single.value is False else UNKNOWN)
         nodes = _one(
             self.request.get("num_nodes"),
@@ -261,7 +266,7 @@ class _Reader:
                     severity="warning",
                 )
             )
-        asked = _product(nodes, per_node)
+        asked = product(nodes, per_node)
         if self.mason and asked is not None and gpus.value is not None and asked != gpus.value:
             more = asked > gpus.value
             found.append(
@@ -289,7 +294,3 @@ def _one(
         )
     value = convert(flag.values[0])
     return Found(value, flag.origin if value is not None else Origin.UNKNOWN, flag.line, flag.raw, flag.file)
-
-
-def _product(a: Found[int], b: Found[int]) -> int | None:
-    return a.value * b.value if a.value is not None and b.value is not None else None

@@ -44,6 +44,8 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
     from_override,
     module_after,
+    offload_mode,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import GROUP_RELATIVE, common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary
@@ -219,7 +221,7 @@ class _Reader:
     def role(self, name: str) -> tuple[Found[int], Found[int], Found[int]]:
         nodes = self.get(f"{name}_nodes", as_int)
         per_node = self.get(f"{name}_gpn", as_int)
-        gpus = derived(_product(nodes, per_node), [nodes, per_node], f"{name} {nodes.value} × {per_node.value}")
+        gpus = derived(product(nodes, per_node), [nodes, per_node], f"{name} {nodes.value} × {per_node.value}")
         return gpus, nodes, per_node
 
     def run(self) -> Run:
@@ -274,7 +276,9 @@ class _Reader:
             param_offload=UNKNOWN if self.elided else default(False, "OpenRLHF offloads the optimizer only"),
             zero_stage=self.get("zero_stage", as_int),
             ref_param_offload=self.get("ref_offload", as_bool),
-            offload_mode=_offload_mode(adam_offload),
+            offload_mode=offload_mode(
+                ("compute", "DeepSpeed's CPU Adam: the optimizer steps on the host", adam_offload)
+            ),
             gradient_checkpointing=self.get("checkpointing", as_bool),
             engine=_engine(engines),
             rollout_tp=self.get("vllm_tp", as_int) if (engines.value or 0) > 0 else UNKNOWN,
@@ -351,8 +355,7 @@ class _Reader:
         if not engines.line:
             return UNKNOWN if self.elided else default(0, "no --vllm.num_engines (OpenRLHF's default: no engines)")
         tp = self.get("vllm_tp", as_int)
-        value = engines.value * tp.value if engines.value is not None and tp.value is not None else None
-        return derived(value, [engines, tp], f"vLLM {engines.value} engines × TP {tp.value}")
+        return derived(product(engines, tp), [engines, tp], f"vLLM {engines.value} engines × TP {tp.value}")
 
     def _reward_model(self) -> Found[bool]:
         """Whether a reward model takes GPUs: not with a remote reward, nor an agent (train_ppo_ray.py:132,598)."""
@@ -448,16 +451,6 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
         flag = setting.flat[0] if flat or not setting.dotted else setting.dotted
         found[name] = (f"--{flag}",)
     return found
-
-
-def _product(a: Found[int], b: Found[int]) -> int | None:
-    return a.value * b.value if a.value is not None and b.value is not None else None
-
-
-def _offload_mode(adam: Found[bool]) -> Found[str]:
-    if adam.value:
-        return Found("compute", adam.origin, adam.line, "DeepSpeed's CPU Adam: the optimizer steps on the host")
-    return UNKNOWN
 
 
 def _engine(engines: Found[int]) -> Found[str]:

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from sphinx_rlresources.safe.tomlsafe import TomlDocument, TomlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
-from sphinx_rlresources.scripts.frameworks.base import ORIGINS, default, derived
+from sphinx_rlresources.scripts.frameworks.base import ORIGINS, added, default, derived, product
 from sphinx_rlresources.scripts.frameworks.layers import (
     Entry,
     Merged,
@@ -557,13 +557,12 @@ def _unknown(why: str) -> Placement:
 
 
 def _sum(parts: list[Found[int]], written: str) -> Found[int]:
-    total = sum(p.value for p in parts if p.value is not None) if all(p.value is not None for p in parts) else None
-    return derived(total, parts, written)
+    first, second = parts
+    return derived(added(first, second), parts, written)
 
 
 def _times(left: Found[int], right: Found[int], written: str) -> Found[int]:
-    value = left.value * right.value if left.value is not None and right.value is not None else None
-    return derived(value, [left, right], f"{written}: {left.value} × {right.value}")
+    return derived(product(left, right), [left, right], f"{written}: {left.value} × {right.value}")
 
 
 def _count(ids: Found[list[int]]) -> Found[int]:

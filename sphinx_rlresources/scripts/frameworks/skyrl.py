@@ -26,9 +26,10 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_text,
     default,
     derived,
-    first,
+    either,
     from_override,
     module_after,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -143,10 +144,10 @@ class _Reader:
         colocate = self.get(f"{PL}.colocate_all", as_bool, True)  # config.py:586
         p_nodes = self.get(f"{PL}.policy_num_nodes", as_int, 1)  # config.py:593
         p_gpn = self.get(f"{PL}.policy_num_gpus_per_node", as_int, 1)  # config.py:594
-        policy = derived(_product(p_nodes, p_gpn), [p_nodes, p_gpn], "policy_num_nodes × policy_num_gpus_per_node")
+        policy = derived(product(p_nodes, p_gpn), [p_nodes, p_gpn], "policy_num_nodes × policy_num_gpus_per_node")
         engines = self._engines()
         local = self.get(f"{IE}.run_engines_locally", as_bool, True)  # config.py:1103
-        use_kl = _either(
+        use_kl = either(
             self.get("trainer.algorithm.use_kl_loss", as_bool, True),  # config.py:833
             self.get("trainer.algorithm.use_kl_in_reward", as_bool, False),  # config.py:830
         )
@@ -262,7 +263,7 @@ class _Reader:
     def _pool(self, role: str, prefix: str, roles: list[Role]) -> Found[int]:
         pool_nodes = self.get(f"{PL}.{prefix}_num_nodes", as_int, 1)  # config.py:595-598
         pool_gpn = self.get(f"{PL}.{prefix}_num_gpus_per_node", as_int, 1)
-        pool = derived(_product(pool_nodes, pool_gpn), [pool_nodes, pool_gpn], f"{prefix}_num_nodes × gpus per node")
+        pool = derived(product(pool_nodes, pool_gpn), [pool_nodes, pool_gpn], f"{prefix}_num_nodes × gpus per node")
         roles.append(Role(role, pool, pool_nodes, pool_gpn))
         return pool
 
@@ -320,7 +321,7 @@ class _Reader:
         """``skyrl.train.main_sft``: top-level keys, ``placement.num_nodes × num_gpus_per_node`` (sft_config.py)."""
         nodes = self.get("placement.num_nodes", as_int, 1)  # sft_config.py:54
         per_node = self.get("placement.num_gpus_per_node", as_int, 4)  # sft_config.py:55
-        gpus = derived(_product(nodes, per_node), [nodes, per_node], "placement.num_nodes × num_gpus_per_node")
+        gpus = derived(product(nodes, per_node), [nodes, per_node], "placement.num_nodes × num_gpus_per_node")
         strategy = self.get("strategy", as_lower, "megatron")  # sft_config.py:152
         backend = replace(strategy, value="fsdp") if strategy.value in ("fsdp", "fsdp2") else strategy
         megatron = backend.value == "megatron"
@@ -397,16 +398,3 @@ class _Reader:
 
 def _deprecated(s: ScriptSettings, key: str, message: str) -> Problem:
     return Problem(s.overrides[key].line, message, key, kind="deprecated", severity="warning")
-
-
-def _product(a: Found[int], b: Found[int]) -> int | None:
-    return a.value * b.value if a.value is not None and b.value is not None else None
-
-
-def _either(a: Found[bool], b: Found[bool]) -> Found[bool]:
-    """True if either is; unknown if either is unknown and neither is true."""
-    if a.value or b.value:
-        return a if a.value else b
-    if a.value is None or b.value is None:
-        return a if a.value is None else b
-    return first(a, b)

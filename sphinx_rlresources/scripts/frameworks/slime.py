@@ -36,6 +36,7 @@ from sphinx_rlresources.scripts.frameworks.argv import (
 )
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
+    added,
     as_bool,
     as_float,
     as_int,
@@ -43,6 +44,8 @@ from sphinx_rlresources.scripts.frameworks.base import (
     default,
     derived,
     from_override,
+    offload_mode,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -265,7 +268,10 @@ class _Reader:
             rollout_n=UNKNOWN if train_only else self.get("n-samples-per-prompt", as_int),
             param_offload=offload_train,
             optimizer_offload=cpu_adam if cpu_adam.value else offload_train,
-            offload_mode=_offload_mode(cpu_adam, offload_train),
+            offload_mode=offload_mode(
+                ("compute", "Megatron's CPU optimizer: the step runs on the host", cpu_adam),
+                ("phase", "the trainer leaves the GPU during rollout", offload_train),
+            ),
             gradient_checkpointing=(
                 Found(True, Origin.SET, recompute.line, recompute.raw, recompute.file)
                 if recompute is not None and recompute.value
@@ -288,7 +294,7 @@ class _Reader:
         nodes = self.get("actor-num-nodes", as_int)
         per_node = self.get("actor-num-gpus-per-node", as_int)
         actor = derived(
-            nodes.value * per_node.value if nodes.value is not None and per_node.value is not None else None,
+            product(nodes, per_node),
             [nodes, per_node],
             f"actor {nodes.value} × {per_node.value}",
         )
@@ -331,8 +337,7 @@ class _Reader:
                 UNKNOWN,
                 (trainer,),
             )
-        value = actor.value + rollout.value if actor.value is not None and rollout.value is not None else None
-        total = derived(value, [actor, rollout], f"{actor.written} + rollout {rollout.value}")
+        total = derived(added(actor, rollout), [actor, rollout], f"{actor.written} + rollout {rollout.value}")
         return self._split_nodes(total, trainer, engines)
 
     def _split_nodes(self, total: Found[int], trainer: Role, engines: Role) -> Placement:
@@ -437,14 +442,6 @@ def _use_kl(coef: Found[float], loss: Found[bool]) -> Found[bool]:
     chosen = coef if coef.line else loss
     origin = Origin.DERIVED if chosen.origin is Origin.SET else chosen.origin
     return Found(coef.value != 0, origin, chosen.line, f"--kl-coef {coef.value}, no --use-kl-loss")
-
-
-def _offload_mode(cpu_adam: Found[bool], offload_train: Found[bool]) -> Found[str]:
-    if cpu_adam.value:
-        return Found("compute", cpu_adam.origin, cpu_adam.line, "Megatron's CPU optimizer: the step runs on the host")
-    if offload_train.value:
-        return Found("phase", offload_train.origin, offload_train.line, "the trainer leaves the GPU during rollout")
-    return UNKNOWN
 
 
 __all__ = ["NAME", "claims", "read"]

@@ -38,6 +38,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     default,
     derived,
     from_override,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -348,7 +349,7 @@ class _Reader:
             rollout_n=self.get("num_generations", as_int),
             param_offload=params,
             optimizer_offload=optimizer,
-            offload_mode=accelerate.offload_mode(params, optimizer),
+            offload_mode=accelerate.host_offload(params, optimizer),
             zero_stage=settings.zero_stage(self.reading.files)
             if settings is not None and backend.value == "deepspeed"
             else UNKNOWN,
@@ -575,8 +576,7 @@ def _server_gpus(server: Launch) -> Found[int]:
         sizes.append(
             from_override(flag.override(), as_int) if flag is not None else default(1, f"--{name} (TRL's default: 1)")
         )
-    value = sizes[0].value * sizes[1].value if sizes[0].value is not None and sizes[1].value is not None else None
-    return derived(value, sizes, f"vllm-serve TP {sizes[0].value} × DP {sizes[1].value}")
+    return derived(product(sizes[0], sizes[1]), sizes, f"vllm-serve TP {sizes[0].value} × DP {sizes[1].value}")
 
 
 def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, path: str) -> Run:

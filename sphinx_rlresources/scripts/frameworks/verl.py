@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from sphinx_rlresources.scripts.frameworks.base import (
+    added,
     as_bool,
     as_float,
     as_int,
@@ -25,9 +26,12 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_text,
     default,
     derived,
+    either,
     first,
     from_override,
     module_after,
+    offload_mode,
+    product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems, launch_problems
 from sphinx_rlresources.scripts.frameworks.verlconfig import Chain, config_chain, foreign_pool
@@ -114,6 +118,7 @@ DEPRECATED: dict[str, str | None] = {
 }
 """``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
 T = TypeVar("T")
+PHASE = "verl's FSDP offload: states come back for their phase"
 ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
 
 
@@ -170,7 +175,7 @@ class _Reader:
         per_node = self.get(KEYS["gpus_per_node"], as_int, 8)
         nodes = self.get(KEYS["nodes"], as_int, 1)
         trainer_gpus = derived(
-            _product(per_node, nodes),
+            product(per_node, nodes),
             [per_node, nodes],
             f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}",
         )
@@ -190,7 +195,7 @@ class _Reader:
         param_offload = self.get(offloads["param_offload"], as_bool, False)
         optimizer_offload = self.get(offloads["optimizer_offload"], as_bool, False)
         policy = self.get("actor_rollout_ref.actor.fsdp_config.offload_policy", as_bool, False)
-        use_kl = _either(
+        use_kl = either(
             self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False),
             self.get("algorithm.use_kl_in_reward", as_bool, False),
         )
@@ -236,7 +241,9 @@ class _Reader:
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
             ref_param_offload=self.get(offloads["ref_param_offload"], as_bool, False),
-            offload_mode=_offload_mode(policy, param_offload, optimizer_offload),
+            offload_mode=offload_mode(
+                ("compute", "", policy), ("phase", PHASE, param_offload), ("phase", PHASE, optimizer_offload)
+            ),
             gradient_checkpointing=self.get(KEYS["gradient_checkpointing"], as_bool, True),
             entropy_checkpointing=self.get("actor_rollout_ref.actor.entropy_checkpointing", as_bool, False),
             # Only as written: verl's defaults for these four changed between releases (entropy_coeff
@@ -292,10 +299,10 @@ class _Reader:
         for role, prefix in extra:
             pool_nodes = from_override(self.s.overrides.get(f"{prefix}.nnodes"), as_int)
             pool_per_node = from_override(self.s.overrides.get(f"{prefix}.n_gpus_per_node"), as_int)
-            pool = derived(_product(pool_per_node, pool_nodes), [pool_per_node, pool_nodes], f"{prefix}.*")
+            pool = derived(product(pool_per_node, pool_nodes), [pool_per_node, pool_nodes], f"{prefix}.*")
             roles.append(Role(role, pool, pool_nodes, pool_per_node))
             written = f"{total.written} + {role} {pool_per_node.value} × {pool_nodes.value}"
-            total = derived(_sum(total, pool), [total, pool], written)
+            total = derived(added(total, pool), [total, pool], written)
         return tuple(roles), total
 
     def _backend(self) -> Found[str]:
@@ -396,31 +403,6 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
 def _stock_default(key: str, fallback: T) -> Found[T]:
     """verl's default for a key, made once per key: a script leaves some thirty unwritten, on lint's per-row path."""
     return default(fallback, f"{key}={fallback} (verl's default)")
-
-
-def _product(a: Found[int], b: Found[int]) -> int | None:
-    return a.value * b.value if a.value is not None and b.value is not None else None
-
-
-def _sum(a: Found[int], b: Found[int]) -> int | None:
-    return a.value + b.value if a.value is not None and b.value is not None else None
-
-
-def _either(a: Found[bool], b: Found[bool]) -> Found[bool]:
-    if a.value or b.value:
-        return a if a.value else b
-    if a.value is None or b.value is None:
-        return a if a.value is None else b
-    return a if a.line else b
-
-
-def _offload_mode(policy: Found[bool], params: Found[bool], optimizer: Found[bool]) -> Found[str]:
-    if policy.value:
-        return Found("compute", policy.origin, policy.line, policy.written)
-    if params.value or optimizer.value:
-        chosen = params if params.value else optimizer
-        return Found("phase", chosen.origin, chosen.line, "verl's FSDP offload: states come back for their phase")
-    return UNKNOWN
 
 
 __all__ = ["NAME", "STOCK_CONFIGS", "STOCK_ENTRY_POINTS", "claims", "read"]
