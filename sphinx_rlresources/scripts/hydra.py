@@ -166,9 +166,7 @@ def _check(field: Field, key: str, raw_key: str, set_names: set[str]) -> list[Pr
     return problems
 
 
-def _meant(
-    override: Override, problem: Problem, interpreter: Interpreter
-) -> tuple[Override, list[Problem]]:
+def _meant(override: Override, problem: Problem, interpreter: Interpreter) -> tuple[Override, list[Problem]]:
     """A value passed as a variable's bare name, read as the variable it obviously meant (the problem says so).
 
     ``actor_rollout_ref.model.path=model_path`` beside ``model_path=Qwen/Qwen2-72B-Instruct``

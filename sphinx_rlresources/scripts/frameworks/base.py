@@ -38,37 +38,71 @@ def unquoted(text: str) -> str:
     return text
 
 
-def as_text(text: str) -> str | None:
-    value = unquoted(text)
-    return value if value.lower() not in ("null", "none", "~", "") else None
+def as_text(value: object) -> str | None:
+    """Text as written, one layer of quotes off; None for YAML's nulls and for what is not text (a number, a list)."""
+    if not isinstance(value, str):
+        return None
+    text = unquoted(value)
+    return text if text.lower() not in ("null", "none", "~", "") else None
 
 
-def as_int(text: str) -> int | None:
-    value = unquoted(text)
-    return int(value) if INT_RE.fullmatch(value) else None
+def as_int(value: object) -> int | None:
+    """A whole number, written (``8``, ``'8'``) or parsed by YAML (``8``); never a YAML bool."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = unquoted(value)
+    return int(text) if INT_RE.fullmatch(text) else None
 
 
-def as_float(text: str) -> float | None:
-    value = unquoted(text)
-    try:
+def as_float(value: object) -> float | None:
+    """A non-negative number below 10⁹ (a fraction, a coefficient), written or parsed by YAML."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
         number = float(value)
-    except ValueError:
+    elif isinstance(value, str):
+        try:
+            number = float(unquoted(value))
+        except ValueError:
+            return None
+    else:
         return None
     return number if 0 <= number < 1e9 else None
 
 
-def as_bool(text: str) -> bool | None:
-    value = unquoted(text).lower()
-    if value in TRUE:
+def as_bool(value: object) -> bool | None:
+    """A switch, written (``true``, ``1``, ``off``) or parsed by YAML."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = unquoted(value).lower()
+    if text in TRUE:
         return True
-    if value in FALSE:
+    if text in FALSE:
         return False
     return None
 
 
-def as_lower(text: str) -> str | None:
-    value = as_text(text)
-    return value.lower() if value else None
+def as_lower(value: object) -> str | None:
+    text = as_text(value)
+    return text.lower() if text else None
+
+
+def as_recipe_model(value: object) -> str | None:
+    """A checkpoint name, or None for a placeholder left in a recipe (``Follow instructions in ...``, ``/path/to/x``).
+
+    A hub id or a path has no spaces; NeMo-RL's DeepSeek recipes name the model that way
+    because the script passes the real one (``policy.model_name=$NRL_DEEPSEEK_V3_BF16_CKPT``).
+    """
+    text = as_text(value)
+    if text is None or any(c.isspace() for c in text) or text.startswith(("/path/to/", "<")):
+        return None
+    return text
 
 
 def from_override(override: Override | None, convert: Callable[[str], T | None]) -> Found[T]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sphinx_rlresources.safe.yamlsafe import Path_, YamlDocument
-from sphinx_rlresources.scripts.frameworks.base import as_bool, as_float, as_int, as_text
+from sphinx_rlresources.scripts.frameworks.base import as_int
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
 
 T = TypeVar("T")
@@ -271,47 +271,3 @@ def flatten(
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-# -- converting plain YAML values ---------------------------------------------------------------
-def to_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    return as_int(value) if isinstance(value, str) else None
-
-
-def to_bool(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    return as_bool(value) if isinstance(value, str) else None
-
-
-def to_text(value: Any) -> str | None:
-    return as_text(value) if isinstance(value, str) else None
-
-
-def to_model(value: Any) -> str | None:
-    """A checkpoint name, or None for a placeholder left in a recipe (``Follow instructions in ...``, ``/path/to/x``).
-
-    A hub id or a path has no spaces; NeMo-RL's DeepSeek recipes name the model that way
-    because the script passes the real one (``policy.model_name=$NRL_DEEPSEEK_V3_BF16_CKPT``).
-    """
-    text = to_text(value)
-    if text is None or any(c.isspace() for c in text) or text.startswith(("/path/to/", "<")):
-        return None
-    return text
-
-
-def to_lower(value: Any) -> str | None:
-    text = to_text(value)
-    return text.lower() if text else None
-
-
-def to_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value) if 0 <= value < 1e9 else None
-    return as_float(value) if isinstance(value, str) else None

@@ -22,6 +22,11 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, inside, relative_to
 from sphinx_rlresources.scripts.frameworks.base import (
     added,
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    as_recipe_model,
     default,
     derived,
     first,
@@ -29,15 +34,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     product,
 )
 from sphinx_rlresources.scripts.frameworks.inherit import MAX_CONFIG_CHARS, Parent, merge_chain
-from sphinx_rlresources.scripts.frameworks.layers import (
-    Entry,
-    Merged,
-    to_bool,
-    to_float,
-    to_int,
-    to_lower,
-    to_model,
-)
+from sphinx_rlresources.scripts.frameworks.layers import Entry, Merged
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems, duplicate_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
@@ -319,10 +316,10 @@ class _Reader:
 
     def run(self, problems: list[Problem]) -> Run:
         m = self.m
-        nodes = m.found(KEYS["nodes"], to_int)
-        per_node = m.found(KEYS["gpus_per_node"], to_int)
+        nodes = m.found(KEYS["nodes"], as_int)
+        per_node = m.found(KEYS["gpus_per_node"], as_int)
         cluster = derived(product(nodes, per_node), [nodes, per_node], "cluster.num_nodes × cluster.gpus_per_node")
-        gym_nodes = m.found("env.nemo_gym.num_gpu_nodes", to_int)
+        gym_nodes = m.found("env.nemo_gym.num_gpu_nodes", as_int)
         gpus, all_nodes, gym_role = cluster, nodes, None
         if gym_nodes.value:
             gym_gpus = derived(
@@ -340,15 +337,15 @@ class _Reader:
             gpus = Found(None, Origin.UNKNOWN, 0, why, gym_nodes.file)
             all_nodes = Found(None, Origin.UNKNOWN, 0, why, gym_nodes.file)
         backend, tp, pp, cp, ep = self._backend()
-        engine = m.found(f"{G}.backend", to_lower)
-        colocated = m.found(f"{G}.colocated.enabled", to_bool) if m.has(G) or not m.complete else UNKNOWN
+        engine = m.found(f"{G}.backend", as_lower)
+        colocated = m.found(f"{G}.colocated.enabled", as_bool) if m.has(G) or not m.complete else UNKNOWN
         roles = self._roles(colocated, nodes, per_node, cluster)
         if gym_role is not None:
             roles = (*roles, gym_role)
         algorithm = self._algorithm()
-        kl = m.found("loss_fn.reference_policy_kl_penalty", to_float)
+        kl = m.found("loss_fn.reference_policy_kl_penalty", as_float)
         use_kl = Found(kl.value > 0, kl.origin, kl.line, kl.written, kl.file) if kl.value is not None else UNKNOWN
-        offload = m.found(BACKEND_KEYS["dtensor"]["param_offload"], to_bool) if backend.value == "dtensor" else UNKNOWN
+        offload = m.found(BACKEND_KEYS["dtensor"]["param_offload"], as_bool) if backend.value == "dtensor" else UNKNOWN
         optimizer_offload = self._optimizer_offload(backend, offload)
         param_offload, offload_mode = (
             offload,
@@ -374,24 +371,24 @@ class _Reader:
             train_ep=ep,
             train_cp=cp,
             lora_rank=self._lora(backend),
-            model=m.found(f"{P}.model_name", to_model),
+            model=m.found(f"{P}.model_name", as_recipe_model),
             algorithm=algorithm,
             use_kl=use_kl if algorithm.value in ("grpo", "reinforce_plus_plus") else UNKNOWN,
             critic=self._critic(),
-            prompt_length=m.found("data.max_input_seq_length", to_int),
-            response_length=m.found(f"{G}.max_new_tokens", to_int) if m.has(G) or not m.complete else UNKNOWN,
+            prompt_length=m.found("data.max_input_seq_length", as_int),
+            response_length=m.found(f"{G}.max_new_tokens", as_int) if m.has(G) or not m.complete else UNKNOWN,
             # grpo.py hands max_seq_len=policy_config["max_total_sequence_length"] to the rollout
-            max_total_length=m.found(f"{P}.max_total_sequence_length", to_int),
+            max_total_length=m.found(f"{P}.max_total_sequence_length", as_int),
             train_batch_size=first(
-                m.found("grpo.num_prompts_per_step", to_int), m.found("distillation.num_prompts_per_step", to_int)
+                m.found("grpo.num_prompts_per_step", as_int), m.found("distillation.num_prompts_per_step", as_int)
             ),
-            micro_batch_per_gpu=m.found(KEYS["micro_batch_per_gpu"], to_int),
-            log_prob_micro_batch_per_gpu=m.found(KEYS["log_prob_micro_batch_per_gpu"], to_int),
-            dynamic_batch=m.found(f"{P}.dynamic_batching.enabled", to_bool),
+            micro_batch_per_gpu=m.found(KEYS["micro_batch_per_gpu"], as_int),
+            log_prob_micro_batch_per_gpu=m.found(KEYS["log_prob_micro_batch_per_gpu"], as_int),
+            dynamic_batch=m.found(f"{P}.dynamic_batching.enabled", as_bool),
             max_token_len_per_gpu=self._token_budget(),
             rollout_n=first(
-                m.found("grpo.num_generations_per_prompt", to_int),
-                m.found("distillation.num_generations_per_prompt", to_int),
+                m.found("grpo.num_generations_per_prompt", as_int),
+                m.found("distillation.num_generations_per_prompt", as_int),
             ),
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
@@ -414,8 +411,8 @@ class _Reader:
             return (Role("trainer", cluster, nodes, per_node), Role("rollout", cluster, nodes, per_node, "trainer"))
         if colocated.value is not False or nodes.value is None or per_node.value is None:
             return ()
-        res_gpn = m.found(f"{G}.colocated.resources.gpus_per_node", to_int)
-        res_nodes = m.found(f"{G}.colocated.resources.num_nodes", to_int)
+        res_gpn = m.found(f"{G}.colocated.resources.gpus_per_node", as_int)
+        res_nodes = m.found(f"{G}.colocated.resources.num_nodes", as_int)
         if nodes.value == 1:
             if res_gpn.value is None:
                 return ()
@@ -435,27 +432,27 @@ class _Reader:
     def _backend(self) -> tuple[Found[str], Found[int], Found[int], Found[int], Found[int]]:
         """DTensor or Megatron, whichever is enabled (models/policy/lm_policy.py:118-162), and its parallelism."""
         m = self.m
-        megatron = m.found(f"{P}.megatron_cfg.enabled", to_bool)
-        dtensor = m.found(f"{P}.dtensor_cfg.enabled", to_bool)
+        megatron = m.found(f"{P}.megatron_cfg.enabled", as_bool)
+        dtensor = m.found(f"{P}.dtensor_cfg.enabled", as_bool)
         if megatron.value and dtensor.value:
             return UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN
         if megatron.value:
             c = f"{P}.megatron_cfg"
             return (
                 _as(megatron, "megatron"),
-                m.found(f"{c}.tensor_model_parallel_size", to_int),
-                m.found(f"{c}.pipeline_model_parallel_size", to_int),
-                m.found(f"{c}.context_parallel_size", to_int),
-                m.found(f"{c}.expert_model_parallel_size", to_int),
+                m.found(f"{c}.tensor_model_parallel_size", as_int),
+                m.found(f"{c}.pipeline_model_parallel_size", as_int),
+                m.found(f"{c}.context_parallel_size", as_int),
+                m.found(f"{c}.expert_model_parallel_size", as_int),
             )
         megatron_off = megatron.value is False or (megatron.value is None and m.complete and not megatron.written)
         if dtensor.value and megatron_off:
             c = f"{P}.dtensor_cfg"
             return (
                 _as(dtensor, "dtensor"),
-                m.found(f"{c}.tensor_parallel_size", to_int),
+                m.found(f"{c}.tensor_parallel_size", as_int),
                 UNKNOWN,
-                m.found(f"{c}.context_parallel_size", to_int),
+                m.found(f"{c}.context_parallel_size", as_int),
                 UNKNOWN,
             )
         return UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN
@@ -465,9 +462,9 @@ class _Reader:
         block = {"dtensor": f"{P}.dtensor_cfg.lora_cfg", "megatron": f"{P}.megatron_cfg.peft"}.get(backend.value or "")
         if block is None:
             return UNKNOWN
-        enabled = self.m.found(f"{block}.enabled", to_bool)
+        enabled = self.m.found(f"{block}.enabled", as_bool)
         if enabled.value:
-            return self.m.found(f"{block}.dim", to_int)
+            return self.m.found(f"{block}.dim", as_int)
         if enabled.value is False:
             return Found(0, enabled.origin, enabled.line, enabled.written, enabled.file)
         if self.m.complete and not self.m.has(block):
@@ -480,7 +477,7 @@ class _Reader:
         for name in ALGORITHMS:
             if m.has(name):
                 if name == "grpo":
-                    estimator = m.found("grpo.adv_estimator.name", to_lower)
+                    estimator = m.found("grpo.adv_estimator.name", as_lower)
                     if estimator.value is not None:
                         return estimator
                 line = next((e.line for k, e in m.entries.items() if k.startswith(name + ".") and e.line), 0)
@@ -500,32 +497,32 @@ class _Reader:
 
     def _token_budget(self) -> Found[int]:
         for block in ("dynamic_batching", "sequence_packing"):
-            enabled = self.m.found(f"{P}.{block}.enabled", to_bool)
+            enabled = self.m.found(f"{P}.{block}.enabled", as_bool)
             if enabled.value:
-                return self.m.found(f"{P}.{block}.train_mb_tokens", to_int)
+                return self.m.found(f"{P}.{block}.train_mb_tokens", as_int)
         return UNKNOWN
 
     def _optimizer_offload(self, backend: Found[str], offload: Found[bool]) -> Found[bool]:
         if backend.value == "megatron":
-            return self.m.found(BACKEND_KEYS["megatron"]["optimizer_offload"], to_bool)
+            return self.m.found(BACKEND_KEYS["megatron"]["optimizer_offload"], as_bool)
         return offload
 
     def _checkpointing(self, backend: Found[str]) -> Found[bool]:
         key = BACKEND_KEYS.get(backend.value or "", {}).get("gradient_checkpointing")
-        return self.m.found(key, to_bool) if key else UNKNOWN
+        return self.m.found(key, as_bool) if key else UNKNOWN
 
     def _rollout_tp(self, engine: Found[str]) -> Found[int]:
         key = ENGINE_KEYS.get(engine.value or "", {}).get("rollout_tp")
-        return self.m.found(key, to_int) if key else UNKNOWN
+        return self.m.found(key, as_int) if key else UNKNOWN
 
     def _memory(self, engine: Found[str]) -> Found[float]:
         key = ENGINE_KEYS.get(engine.value or "", {}).get("memory_fraction")
-        return self.m.found(key, to_float) if key else UNKNOWN
+        return self.m.found(key, as_float) if key else UNKNOWN
 
     def _problems(self) -> list[Problem]:
         m = self.m
-        megatron = m.found(f"{P}.megatron_cfg.enabled", to_bool)
-        dtensor = m.found(f"{P}.dtensor_cfg.enabled", to_bool)
+        megatron = m.found(f"{P}.megatron_cfg.enabled", as_bool)
+        dtensor = m.found(f"{P}.dtensor_cfg.enabled", as_bool)
         if megatron.value and dtensor.value:
             return [
                 Problem(

@@ -34,16 +34,19 @@ from typing import Any, NamedTuple
 
 from sphinx_rlresources.safe.tomlsafe import TomlDocument, TomlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
-from sphinx_rlresources.scripts.frameworks.base import ORIGINS, added, default, derived, product
-from sphinx_rlresources.scripts.frameworks.layers import (
-    Entry,
-    Merged,
-    to_bool,
-    to_float,
-    to_int,
-    to_lower,
-    to_model,
+from sphinx_rlresources.scripts.frameworks.base import (
+    ORIGINS,
+    added,
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    as_recipe_model,
+    default,
+    derived,
+    product,
 )
+from sphinx_rlresources.scripts.frameworks.layers import Entry, Merged
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
@@ -72,38 +75,38 @@ class Setting(NamedTuple):
 SETTINGS: dict[str, Setting] = {
     "model": Setting(
         ("model.name", "trainer.model.name", "orchestrator.model.name", "inference.model.name"),
-        to_model,
+        as_recipe_model,
         "Qwen/Qwen3-0.6B",
         "shared.py:146",
     ),
     # trainer.model.seq_len and orchestrator.seq_len win over the shared seq_len (rl.py:287-288)
     "max_total_length": Setting(
-        ("trainer.model.seq_len", "orchestrator.seq_len", "seq_len"), to_int, 2048, "trainer.py:182"
+        ("trainer.model.seq_len", "orchestrator.seq_len", "seq_len"), as_int, 2048, "trainer.py:182"
     ),
     "response_length": Setting(
-        ("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"), to_int
+        ("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"), as_int
     ),
-    "algorithm": Setting(("orchestrator.algo.type",), to_lower, "grpo", "orchestrator.py:448"),
-    "train_cp": Setting(("trainer.model.cp",), to_int, 1, "trainer.py:224"),
-    "train_ep": Setting(("trainer.model.ep",), to_int),  # "auto" by default: decided at run time
-    "param_offload": Setting(("trainer.model.fsdp_cpu_offload",), to_bool, False, "trainer.py:197"),
+    "algorithm": Setting(("orchestrator.algo.type",), as_lower, "grpo", "orchestrator.py:448"),
+    "train_cp": Setting(("trainer.model.cp",), as_int, 1, "trainer.py:224"),
+    "train_ep": Setting(("trainer.model.ep",), as_int),  # "auto" by default: decided at run time
+    "param_offload": Setting(("trainer.model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
     "rollout_tp": Setting(
-        ("inference.vllm.tensor_parallel_size", "inference.parallel.tp"), to_int, 1, "inference.py:84"
+        ("inference.vllm.tensor_parallel_size", "inference.parallel.tp"), as_int, 1, "inference.py:84"
     ),
     "memory_fraction": Setting(
-        ("inference.vllm.gpu_memory_utilization", "inference.gpu_memory_utilization"), to_float, 0.9, "inference.py:102"
+        ("inference.vllm.gpu_memory_utilization", "inference.gpu_memory_utilization"), as_float, 0.9, "inference.py:102"
     ),
-    "lora_rank": Setting(("trainer.model.lora.rank",), to_int, 16, "trainer.py:104"),
+    "lora_rank": Setting(("trainer.model.lora.rank",), as_int, 16, "trainer.py:104"),
 }
 # The sft entry point's (SFTConfig): the model and data sections, no orchestrator.
 SFT_SETTINGS: dict[str, Setting] = {
-    "model": Setting(("model.name",), to_model, "Qwen/Qwen3-0.6B", "shared.py:146"),
-    "max_total_length": Setting(("data.seq_len",), to_int, 128, "sft.py:43"),
-    "train_batch_size": Setting(("data.batch_size",), to_int, 128, "sft.py:40"),
-    "micro_batch_per_gpu": Setting(("data.micro_batch_size",), to_int, 1, "sft.py:46"),
-    "train_cp": Setting(("model.cp",), to_int, 1, "trainer.py:224"),
-    "param_offload": Setting(("model.fsdp_cpu_offload",), to_bool, False, "trainer.py:197"),
-    "lora_rank": Setting(("model.lora.rank",), to_int, 16, "trainer.py:104"),
+    "model": Setting(("model.name",), as_recipe_model, "Qwen/Qwen3-0.6B", "shared.py:146"),
+    "max_total_length": Setting(("data.seq_len",), as_int, 128, "sft.py:43"),
+    "train_batch_size": Setting(("data.batch_size",), as_int, 128, "sft.py:40"),
+    "micro_batch_per_gpu": Setting(("data.micro_batch_size",), as_int, 1, "sft.py:46"),
+    "train_cp": Setting(("model.cp",), as_int, 1, "trainer.py:224"),
+    "param_offload": Setting(("model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
+    "lora_rank": Setting(("model.lora.rank",), as_int, 16, "trainer.py:104"),
 }
 # [deployment]: (rl default, sft default, the lines that say them).
 DEPLOYMENT: dict[str, tuple[int | None, int | None, str]] = {
@@ -385,7 +388,7 @@ class _Reader:
 
     # -- placement --------------------------------------------------------------------------------
     def _deployment(self, key: str) -> Found[int]:
-        found = self.m.found(f"deployment.{key}", to_int)
+        found = self.m.found(f"deployment.{key}", as_int)
         if found.line or found.written or not self.m.complete:
             return found
         rl_default, sft_default, source = DEPLOYMENT[key]
@@ -400,7 +403,7 @@ class _Reader:
             return gpus, gpus, gpus, ()
         if any(self.m.has(key) for key in OLD_IDS):
             return self._ids()
-        shape = self.m.found("deployment.type", to_lower)
+        shape = self.m.found("deployment.type", as_lower)
         if shape.value == "multi_node":
             return self._multi_node(shape)
         if shape.value not in (None, "single_node") or (shape.value is None and (shape.line or not self.m.complete)):
@@ -444,7 +447,7 @@ class _Reader:
 
     def _infer_nodes(self) -> Found[int]:
         """``num_infer_nodes × num_infer_replicas``; unsaid, from ``[inference.deployment]`` (rl.py:304-319)."""
-        written = self.m.found("deployment.num_infer_nodes", to_int)
+        written = self.m.found("deployment.num_infer_nodes", as_int)
         replicas = self._deployment("num_infer_replicas") if self.kind == "rl" else default(1, "sft: one replica")
         if written.line or written.written or self.kind == "sft":
             count = (
@@ -457,11 +460,11 @@ class _Reader:
         return _times(count, replicas, "num_infer_nodes × num_infer_replicas")
 
     def _inferred(self) -> Found[int]:
-        kind = self.m.found("inference.deployment.type", to_lower)
+        kind = self.m.found("inference.deployment.type", as_lower)
         if kind.value in (None, "single_node") and not kind.line:
             return default(1, "deployment.num_infer_nodes unsaid: one inference node (rl.py:315-316)")
         if kind.value == "multi_node":
-            nodes = self.m.found("inference.deployment.num_nodes", to_int)
+            nodes = self.m.found("inference.deployment.num_nodes", as_int)
             return nodes if nodes.line else default(2, "inference.deployment.num_nodes: 2 (inference.py:378)")
         if kind.value == "disaggregated":
             return self._disaggregated()
@@ -476,7 +479,7 @@ class _Reader:
             "decode_nodes_per_replica",
             "num_decode_replicas",
         ):
-            found = self.m.found(f"inference.deployment.{key}", to_int)
+            found = self.m.found(f"inference.deployment.{key}", as_int)
             parts.append(found if found.line or found.written else default(1, f"inference.deployment.{key}: 1"))
         prefill = _times(parts[0], parts[1], "prefill nodes")
         decode = _times(parts[2], parts[3], "decode nodes")
@@ -516,7 +519,7 @@ class _Reader:
         if isinstance(table.value, str) and table.value.lower() == "none":
             return Found(0, Origin.SET, table.line, table.written, table.file)
         if self.m.has(f"{prefix}.lora"):
-            rank = self.m.found(f"{prefix}.lora.rank", to_int)
+            rank = self.m.found(f"{prefix}.lora.rank", as_int)
             if rank.line or rank.written or not self.m.complete:
                 return rank
             return default(16, f"{prefix}.lora.rank: 16 (prime-rl's default, trainer.py:104)")
@@ -530,7 +533,7 @@ class _Reader:
         if isinstance(sources.value, list) and any(isinstance(s, dict) and "group_size" in s for s in sources.value):
             return Found(None, Origin.UNKNOWN, sources.line, "a train source sets its own group_size", sources.file)
         for key in ("orchestrator.group_size", "orchestrator.rollouts_per_example"):
-            found = self.m.found(key, to_int)
+            found = self.m.found(key, as_int)
             if found.line or found.written:
                 return found
         if not self.m.complete:
@@ -539,7 +542,7 @@ class _Reader:
 
     def _prompts(self) -> Found[int]:
         """Prompts per step: ``batch_size`` samples over ``group_size`` samples each (orchestrator.py:508, 629)."""
-        batch = self.m.found("orchestrator.batch_size", to_int)
+        batch = self.m.found("orchestrator.batch_size", as_int)
         group = self._group()
         if batch.value is None or group.value is None or group.value <= 0 or batch.value % group.value:
             return derived(None, [batch], "orchestrator.batch_size / group_size") if batch.line else UNKNOWN
@@ -579,7 +582,7 @@ def _ids(value: Any) -> list[int] | None:
         items = [w for w in value.strip().strip("[]").replace(",", " ").split() if w]
     else:
         return None
-    ids = [to_int(item) for item in items]
+    ids = [as_int(item) for item in items]
     return [i for i in ids if i is not None] if all(i is not None and i >= 0 for i in ids) else None
 
 

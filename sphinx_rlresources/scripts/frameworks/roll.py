@@ -22,9 +22,19 @@ from typing import Any
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument
 from sphinx_rlresources.scripts.files import Files, relative_to
-from sphinx_rlresources.scripts.frameworks.base import default, derived, first
+from sphinx_rlresources.scripts.frameworks.base import (
+    as_bool,
+    as_float,
+    as_int,
+    as_lower,
+    as_recipe_model,
+    as_text,
+    default,
+    derived,
+    first,
+)
 from sphinx_rlresources.scripts.frameworks.inherit import SELF, Parent, merge_chain
-from sphinx_rlresources.scripts.frameworks.layers import Merged, to_bool, to_float, to_int, to_lower, to_model, to_text
+from sphinx_rlresources.scripts.frameworks.layers import Merged
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
@@ -68,7 +78,7 @@ def device_ids(value: Any) -> list[int] | None:
     a comprehension or any other Python is not.
     """
     if isinstance(value, list):
-        listed = [to_int(item) for item in value]
+        listed = [as_int(item) for item in value]
         known = [i for i in listed if i is not None and i >= 0]
         return known if len(known) == len(listed) else None
     if not isinstance(value, str) or len(value) > 4096:
@@ -231,7 +241,7 @@ class _Reader:
             line = next((r.gpus.line for r in roles if r.gpus.line), 0)
             written = f"the highest device id + 1 ({top} + 1), over every role{_unused(spans, top)}"
             gpus = Found(top + 1, Origin.DERIVED, line, written)
-        nodes, per_node = _nodes(gpus, m.found("num_gpus_per_node", to_int))
+        nodes, per_node = _nodes(gpus, m.found("num_gpus_per_node", as_int))
         train = next((r for r in TRAIN_ROLES if m.has(r)), "actor_train")
         infer = next((r for r in INFER_ROLES if m.has(r)), "actor_infer")
         engine = self._name(f"{infer}.strategy_args.strategy_name", ENGINES)
@@ -247,25 +257,25 @@ class _Reader:
             roles=tuple(roles),
             colocated=self._colocated(spans, train, infer),
             train_backend=backend,
-            train_tp=m.found(f"{mega}.tensor_model_parallel_size", to_int) if is_megatron else UNKNOWN,
-            train_pp=m.found(f"{mega}.pipeline_model_parallel_size", to_int) if is_megatron else UNKNOWN,
-            train_ep=m.found(f"{mega}.expert_model_parallel_size", to_int) if is_megatron else UNKNOWN,
-            train_cp=m.found(f"{mega}.context_parallel_size", to_int) if is_megatron else UNKNOWN,
+            train_tp=m.found(f"{mega}.tensor_model_parallel_size", as_int) if is_megatron else UNKNOWN,
+            train_pp=m.found(f"{mega}.pipeline_model_parallel_size", as_int) if is_megatron else UNKNOWN,
+            train_ep=m.found(f"{mega}.expert_model_parallel_size", as_int) if is_megatron else UNKNOWN,
+            train_cp=m.found(f"{mega}.context_parallel_size", as_int) if is_megatron else UNKNOWN,
             lora_rank=self._lora(train),
-            lora_targets=m.found(f"{train}.model_args.lora_target", to_text),
+            lora_targets=m.found(f"{train}.model_args.lora_target", as_text),
             model=first(
-                m.found(f"{train}.model_args.model_name_or_path", to_model),
-                m.found("student_pretrain" if train == "student" else "pretrain", to_model),
+                m.found(f"{train}.model_args.model_name_or_path", as_recipe_model),
+                m.found("student_pretrain" if train == "student" else "pretrain", as_recipe_model),
             ),
-            algorithm=m.found("adv_estimator", to_lower),
+            algorithm=m.found("adv_estimator", as_lower),
             critic=self._critic(spans),
-            prompt_length=m.found("prompt_length", to_int),
-            response_length=m.found("response_length", to_int),
-            train_batch_size=m.found("rollout_batch_size", to_int),
-            micro_batch_per_gpu=m.found(f"{train}.training_args.per_device_train_batch_size", to_int),
-            dynamic_batch=m.found(f"{train}.use_dynamic_batching_in_train", to_bool),
-            max_token_len_per_gpu=m.found(f"{train}.max_tokens_per_microbatch_in_train", to_int),
-            rollout_n=m.found("num_return_sequences_in_group", to_int),
+            prompt_length=m.found("prompt_length", as_int),
+            response_length=m.found("response_length", as_int),
+            train_batch_size=m.found("rollout_batch_size", as_int),
+            micro_batch_per_gpu=m.found(f"{train}.training_args.per_device_train_batch_size", as_int),
+            dynamic_batch=m.found(f"{train}.use_dynamic_batching_in_train", as_bool),
+            max_token_len_per_gpu=m.found(f"{train}.max_tokens_per_microbatch_in_train", as_int),
+            rollout_n=m.found("num_return_sequences_in_group", as_int),
             gradient_checkpointing=self._checkpointing(train),
             engine=engine,
             rollout_tp=self._rollout_tp(infer, engine),
@@ -274,7 +284,7 @@ class _Reader:
         return replace(run, problems=(*problems, *self._problems(train, backend)))
 
     def _name(self, key: str, names: dict[str, str]) -> Found[str]:
-        found = self.m.found(key, to_lower)
+        found = self.m.found(key, as_lower)
         if found.value is None:
             return found
         neutral = names.get(found.value)
@@ -289,9 +299,9 @@ class _Reader:
 
     def _lora(self, train: str) -> Found[int]:
         """LoRA is on when ``lora_target`` is set (rlvr_pipeline.py:59); rank 8 by default (model_args.py:36-38)."""
-        target = self.m.found(f"{train}.model_args.lora_target", to_text)
+        target = self.m.found(f"{train}.model_args.lora_target", as_text)
         if target.value is not None:
-            rank = self.m.found(f"{train}.model_args.lora_rank", to_int)
+            rank = self.m.found(f"{train}.model_args.lora_rank", as_int)
             return rank if rank.line or not self.m.complete else default(8, "lora_rank (ROLL's default)")
         if target.line or (self.m.complete and self.m.has(train)):
             return Found(
@@ -304,12 +314,12 @@ class _Reader:
 
     def _critic(self, spans: dict[str, set[int]]) -> Found[bool]:
         if "critic" in spans:
-            return Found(True, Origin.DERIVED, self.m.found("critic.device_mapping", to_text).line, "a critic role")
+            return Found(True, Origin.DERIVED, self.m.found("critic.device_mapping", as_text).line, "a critic role")
         return UNKNOWN
 
     def _checkpointing(self, train: str) -> Found[bool]:
         """``disable_gradient_checkpointing`` says the opposite; False by default (model_args.py:76-78)."""
-        found = self.m.found(f"{train}.model_args.disable_gradient_checkpointing", to_bool)
+        found = self.m.found(f"{train}.model_args.disable_gradient_checkpointing", as_bool)
         if found.value is not None:
             return Found(not found.value, found.origin, found.line, found.written, found.file)
         if self.m.complete and self.m.has(train) and not found.written:
@@ -317,14 +327,14 @@ class _Reader:
         return Found(None, found.origin, found.line, found.written, found.file)
 
     def _rollout_tp(self, infer: str, engine: Found[str]) -> Found[int]:
-        found = self.m.found(f"{infer}.strategy_args.strategy_config.tensor_parallel_size", to_int)
+        found = self.m.found(f"{infer}.strategy_args.strategy_config.tensor_parallel_size", as_int)
         if found.line or found.written or engine.value != "vllm" or not self.m.complete:
             return found
         return default(1, "tensor_parallel_size (ROLL's vLLM default, worker_config.py:284)")
 
     def _memory(self, infer: str, engine: Found[str]) -> Found[float]:
         key = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static"}.get(engine.value or "")
-        return self.m.found(f"{infer}.strategy_args.strategy_config.{key}", to_float) if key else UNKNOWN
+        return self.m.found(f"{infer}.strategy_args.strategy_config.{key}", as_float) if key else UNKNOWN
 
     def _problems(self, train: str, backend: Found[str]) -> list[Problem]:
         if backend.value != "deepspeed":
