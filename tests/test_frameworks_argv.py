@@ -12,13 +12,13 @@ from __future__ import annotations
 from sphinx_rlresources.scripts.frameworks.argv import (
     as_model,
     dangling,
-    flags,
     inner_commands,
     is_server,
     server_gpus,
     side_servers,
     visible_devices,
 )
+from sphinx_rlresources.scripts.frameworks.base import read_flags
 from sphinx_rlresources.scripts.reader import interpret
 from sphinx_rlresources.scripts.run import Origin
 
@@ -67,7 +67,7 @@ def test_no_bash_c_no_inner_commands() -> None:
 
 def test_a_valued_flag_that_lost_its_value_is_unknown_not_a_switch() -> None:
     command = interpret("run --gpus $N --colocate --model m\n").commands[0]
-    found = flags(command.fields, frozenset({"colocate"}), frozenset({"gpus", "model"}))
+    found = read_flags(command.fields, frozenset({"colocate"}), frozenset({"gpus", "model"}))
     assert found["gpus"].value is None
     assert found["gpus"].origin == "runtime"
     assert found["colocate"].value == ""

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
-from sphinx_rlresources.scripts.frameworks.base import Flag, as_text, derived, read_flags
+from sphinx_rlresources.scripts.frameworks.base import as_text, derived, read_flags
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import Found, Origin, Problem, Role
 
@@ -39,17 +38,6 @@ def launched(command: Command, claims: Callable[[Command], bool]) -> Command | N
         if claims(inner):
             return inner
     return None
-
-
-def flags(
-    fields: Iterable[Field], switches: frozenset[str] = frozenset(), valued: frozenset[str] = frozenset()
-) -> dict[str, Flag]:
-    """:func:`read_flags`, where a flag in ``valued`` read as a bare switch lost its value: unknown, not a switch."""
-    found = read_flags(fields, switches)
-    for name, flag in found.items():
-        if name in valued and flag.value == "":
-            found[name] = replace(flag, value=None, origin="runtime")
-    return found
 
 
 PLACEHOLDER = re.compile(r"\.\.\.|<[^>]*>|\{[^}]*\}|YOUR_|your[-_]")

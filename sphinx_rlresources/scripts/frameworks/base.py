@@ -8,7 +8,7 @@ all of them and lives here once.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
@@ -201,11 +201,15 @@ class Flag:
         return Override(self.name, value, self.raw, self.line, value or "", self.origin, self.file)
 
 
-def read_flags(fields: Iterable[Field], switches: frozenset[str] = frozenset()) -> dict[str, Flag]:
+def read_flags(
+    fields: Iterable[Field], switches: frozenset[str] = frozenset(), valued: frozenset[str] = frozenset()
+) -> dict[str, Flag]:
     """``--name value``, ``--name=value`` and bare ``--switch`` arguments; the last of a name wins.
 
     A flag is a switch when it is in ``switches``, or when the next argument is another
-    flag (or there is none).  Names are kept as written, without the leading dashes.
+    flag (or there is none).  Names are kept as written, without the leading dashes.  A
+    flag in ``valued`` read as a bare switch lost its value (an elided or empty argument):
+    its value is unknown, not a switch's.
     """
     items = list(fields)
     found: dict[str, Flag] = {}
@@ -227,6 +231,9 @@ def read_flags(fields: Iterable[Field], switches: frozenset[str] = frozenset()) 
         index += 1
         origin = nxt.origin if nxt.value is not None else "runtime"
         found[name] = Flag(name, nxt.value, f"{field.word.raw} {nxt.word.raw}", nxt.line, origin, nxt.file)
+    for name, flag in found.items():
+        if name in valued and flag.value == "":
+            found[name] = replace(flag, value=None, origin="runtime")
     return found
 
 

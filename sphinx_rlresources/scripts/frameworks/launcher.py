@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks import accelerate
-from sphinx_rlresources.scripts.frameworks.argv import as_model, flags, inner_commands, visible_devices
+from sphinx_rlresources.scripts.frameworks.argv import as_model, inner_commands, visible_devices
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_int,
@@ -139,7 +139,7 @@ def _launch(kind: str, command: Command, start: int) -> Launch:
     entry = fields[index].value if index < len(fields) else None
     if kind == "python" and not module and not (entry or "").endswith(".py"):
         entry = None
-    found = flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS)
+    found = read_flags(fields[start:index], LAUNCHER_SWITCHES, COUNTS)
     for field in fields[start:index]:  # --nproc_per_node=$UNKNOWN: written, its value decided at run time
         name = _flag_text(field).lstrip("-").partition("=")[0]
         if field.value is None and name and name not in found:
@@ -172,7 +172,7 @@ def submitted(command: Command) -> Launch | None:
     cuts = [i for i in range(at + 1, len(values)) if values[i] == "--"]
     if len(cuts) != 1 or cuts[0] + 1 >= len(values):
         return None
-    asked = flags(command.fields[at + 1 : cuts[0]], frozenset(), frozenset({"num_nodes", "gpus"}))
+    asked = read_flags(command.fields[at + 1 : cuts[0]], frozenset(), frozenset({"num_nodes", "gpus"}))
     where = f"{_name(values[at])}'s default"
     nodes = from_override(asked["num_nodes"].override(), as_int) if "num_nodes" in asked else default(1, f"{where}: 1")
     per_node = from_override(asked["gpus"].override(), as_int) if "gpus" in asked else default(0, f"{where}: 0")

@@ -74,7 +74,12 @@ def _entry(command: Command) -> tuple[int, str] | None:
 
 
 def flags(fields: list[Field]) -> dict[str, Flag]:
-    """Every ``--name`` with the values after it; a bare ``--switch`` has none; the last of a name wins."""
+    """Every ``--name`` with the values after it; a bare ``--switch`` has none; the last of a name wins.
+
+    Not :func:`~.base.read_flags`, which reads one value a flag: open-instruct's
+    HfArgumentParser takes lists (``--dataset_mixer_list a 1.0 b 1.0``), so a flag's
+    values run to the next ``--name``.
+    """
     groups: list[tuple[Field, list[Field]]] = []
     for field in fields:
         text = field.value

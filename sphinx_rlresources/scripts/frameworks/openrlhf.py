@@ -24,15 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
-from sphinx_rlresources.scripts.frameworks.argv import (
-    as_model,
-    dangling_problems,
-    elided,
-    flags,
-    launched,
-    when,
-    with_servers,
-)
+from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, elided, launched, when, with_servers
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_bool,
@@ -46,6 +38,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     module_after,
     offload_mode,
     product,
+    read_flags,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import GROUP_RELATIVE, common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary
@@ -182,7 +175,7 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of an OpenRLHF launch command."""
     launch = launched(command, _direct) or command
     module, start = module_after(launch)
-    found = flags(launch.fields[start:], SWITCHES, VALUED)
+    found = read_flags(launch.fields[start:], SWITCHES, VALUED)
     return _Reader(found, reading, path, launch, module).run()
 
 

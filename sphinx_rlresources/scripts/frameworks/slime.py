@@ -25,15 +25,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from sphinx_rlresources.scripts.frameworks.argv import (
-    as_model,
-    dangling_problems,
-    elided,
-    flags,
-    launched,
-    when,
-    with_servers,
-)
+from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, elided, launched, when, with_servers
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     added,
@@ -46,6 +38,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     from_override,
     offload_mode,
     product,
+    read_flags,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -190,7 +183,7 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of a slime launch command."""
     launch = launched(command, _direct) or command
     script, start = _script(launch)
-    found = flags(launch.fields[start:], SWITCHES, VALUED)
+    found = read_flags(launch.fields[start:], SWITCHES, VALUED)
     return _Reader(found, reading, path, launch, script).run()
 
 
@@ -453,7 +446,7 @@ def _head_gpus(reading: Interpreter) -> Found[int] | None:
         values = [field.value for field in command.fields]
         if values[:2] != ["ray", "start"] or "--head" not in values:
             continue
-        found = flags(command.fields[2:], frozenset({"head", "disable-usage-stats", "block"}))
+        found = read_flags(command.fields[2:], frozenset({"head", "disable-usage-stats", "block"}))
         flag = found.get("num-gpus")
         return from_override(flag.override(), as_int) if flag is not None else None
     return None

@@ -28,7 +28,7 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.files import candidates
 from sphinx_rlresources.scripts.frameworks import accelerate
-from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, flags, visible_devices, when
+from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, visible_devices, when
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     as_bool,
@@ -39,6 +39,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
     from_override,
     product,
+    read_flags,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
@@ -150,10 +151,12 @@ def parse(command: Command) -> Launch | None:
     for index, text in enumerate(values):
         nxt = values[index + 1] if index + 1 < len(values) else None
         if _name(text) == "trl" and nxt == "vllm-serve":
-            found = _normal(flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
+            found = _normal(read_flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
             return Launch(command, "server", None, None, {}, found)
         if _name(text) == "trl" and nxt in TRAINERS:
-            found = _normal(flags(command.fields[index + 2 :], SCRIPT_SWITCHES | ACCELERATE_SWITCHES, SCRIPT_VALUED))
+            found = _normal(
+                read_flags(command.fields[index + 2 :], SCRIPT_SWITCHES | ACCELERATE_SWITCHES, SCRIPT_VALUED)
+            )
             return Launch(command, "trl", f"trl {nxt}", nxt, found, found)
         if _name(text) == "accelerate" and nxt == "launch":
             return _accelerate(command, index + 2)
@@ -193,8 +196,8 @@ def _accelerate(command: Command, start: int) -> Launch:
     script = fields[index].value if index < len(fields) else None
     module = next((launcher[i + 1].value for i, f in enumerate(launcher[:-1]) if f.value == "-m"), None)
     script = module or script
-    args = _normal(flags(fields[index + (0 if module else 1) :], SCRIPT_SWITCHES, SCRIPT_VALUED))
-    own = _normal(flags(launcher, ACCELERATE_SWITCHES, ACCELERATE_SPELLINGS))
+    args = _normal(read_flags(fields[index + (0 if module else 1) :], SCRIPT_SWITCHES, SCRIPT_VALUED))
+    own = _normal(read_flags(launcher, ACCELERATE_SWITCHES, ACCELERATE_SPELLINGS))
     return Launch(command, "accelerate", script, _own_trainer(script), own, args)
 
 
@@ -208,7 +211,7 @@ def _python(command: Command, start: int) -> Launch | None:
         script, index = values[start], start + 1
     if script is None:
         return None
-    args = _normal(flags(fields[index:], SCRIPT_SWITCHES, SCRIPT_VALUED))
+    args = _normal(read_flags(fields[index:], SCRIPT_SWITCHES, SCRIPT_VALUED))
     return Launch(command, "python", script, _own_trainer(script), {}, args)
 
 
