@@ -7,13 +7,13 @@ all of them and lives here once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.interpreter import Command
-from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin
+from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem
 from sphinx_rlresources.scripts.settings import Override
 from sphinx_rlresources.scripts.shell import INT_RE
 
@@ -145,6 +145,75 @@ def derived(value: T | None, parts: Iterable[Found[object]], written: str) -> Fo
         return Found(None, Origin.UNKNOWN if cited is None else Origin.RUNTIME, line, written, file)
     weakest = max((p.origin for p in items), key=lambda o: RANK.get(o, len(RANK)))
     return Found(value, Origin.DERIVED if weakest is Origin.SET else weakest, line, written, file)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting an adapter reads: how the framework spells it, how its text reads, and its default.
+
+    ``keys`` are today's spellings, the first one shown; ``old`` are older releases' (OpenRLHF's
+    flat flags, skyrl-train's keys), read when no key of today's is written.  ``default`` is the
+    framework's own (None: none assumed), ``source`` the upstream file and line it follows
+    (``verl/trainer/config/_generated_ppo_trainer.yaml@1dda039:54``), and ``old_default``
+    whether the older releases share that default.  The docs print every adapter's table.
+    """
+
+    keys: tuple[str, ...]
+    convert: Callable[[str], Any]
+    default: Any = None
+    source: str = ""
+    old: tuple[str, ...] = ()
+    old_default: bool = True
+
+
+LookUp = Callable[[str, Callable[[str], Any]], Found[Any]]
+"""How an adapter finds a key as written (its overrides, flags or config): UNKNOWN when absent."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A framework's settings by name (the :class:`~..run.Run` field, where there is one), and how a default shows.
+
+    ``shown`` is formatted with the setting's ``key`` (the spelling a finding names),
+    ``value`` (its default) and ``source``: ``"{key}={value} (verl's default)"``.
+    """
+
+    framework: str
+    settings: Mapping[str, Setting]
+    shown: str
+
+    def read(self, name: str, look_up: LookUp, defaults: bool = True, old_dialect: bool = False) -> Found[Any]:
+        """A setting as written (today's spelling, else an old one), else the default where ``defaults`` hold.
+
+        A key written without a line (an inherited value) gives way to the default, as a
+        silent one does; ``old_dialect`` says the script writes the old spellings, so the
+        default holds only where ``old_default`` says the old releases share it.
+        """
+        setting = self.settings[name]
+        found: Found[Any] = UNKNOWN
+        for key in (*setting.keys, *setting.old):
+            here = look_up(key, setting.convert)
+            if here.line:
+                return here
+            if found is UNKNOWN:
+                found = here
+        if setting.default is None or not defaults or (old_dialect and not setting.old_default):
+            return found
+        key = setting.old[0] if old_dialect and setting.old else setting.keys[0]
+        return default(setting.default, self.shown.format(key=key, value=setting.default, source=setting.source))
+
+
+def deprecated(table: Mapping[str, str], written: Mapping[str, Any], message: str) -> list[Problem]:
+    """A warning for each deprecated key the script writes.
+
+    ``message`` is formatted with the ``key`` and the table's ``advice``; ``written`` maps each
+    key as written to what has its ``line`` (an override or a flag).
+    """
+    return [
+        Problem(written[key].line, message.format(key=key, advice=advice), key, kind="deprecated", severity="warning")
+        for key, advice in table.items()
+        if key in written
+    ]
 
 
 def product(a: Found[int], b: Found[int]) -> int | None:

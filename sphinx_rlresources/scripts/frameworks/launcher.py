@@ -282,19 +282,19 @@ def _hardware(launch: Launch, slurm: Job, reading: Interpreter) -> Hardware:
     if launch.kind == "torchrun":
         per_node = _flag(launch, PROCS, ("gpus_per_node", slurm.gpus_per_node), "torchrun's default: 1")
         nodes = _flag(launch, ("nnodes",), ("nodes", slurm.nodes), "torchrun's default: 1")
-        return (*_product(nodes, per_node), UNKNOWN)
+        return (*_per_node_times(nodes, per_node), UNKNOWN)
     if launch.kind == "deepspeed":
         per_node = _flag(launch, ("num_gpus", "num-gpus"), ("gpus_per_node", slurm.gpus_per_node), "")
         nodes = _flag(launch, ("num_nodes", "num-nodes"), ("nodes", slurm.nodes), "")
         # the deepspeed launcher alone does not make the training DeepSpeed's (a Trainer without a ds config is DDP)
-        return (*_product(nodes, per_node), UNKNOWN)
+        return (*_per_node_times(nodes, per_node), UNKNOWN)
     pinned = visible_devices(launch.command)
     if pinned is not None:
         return pinned, default(1, "one process on this machine"), pinned, UNKNOWN
     if slurm.gpus.value is not None and slurm.nodes.value is None and not slurm.gpus_per_node.line:
         return slurm.gpus, UNKNOWN, UNKNOWN, UNKNOWN
     nodes = slurm.nodes if slurm.nodes.line else default(1, "sbatch's default: 1 node")
-    return (*_product(nodes, slurm.gpus_per_node), UNKNOWN)
+    return (*_per_node_times(nodes, slurm.gpus_per_node), UNKNOWN)
 
 
 def _flag(launch: Launch, names: Sequence[str], slurm: tuple[str, Found[int]], fallback: str) -> Found[int]:
@@ -338,7 +338,7 @@ def _names_slurm(launch: Launch, flag: Flag, group: str) -> bool:
     return any(pattern.search(line[:2000]) for line in span)
 
 
-def _product(nodes: Found[int], per_node: Found[int]) -> tuple[Found[int], Found[int], Found[int]]:
+def _per_node_times(nodes: Found[int], per_node: Found[int]) -> tuple[Found[int], Found[int], Found[int]]:
     shown = f"{_shown(per_node)} per node × {_shown(nodes)} nodes"
     return derived(product(nodes, per_node), [per_node, nodes], shown), nodes, per_node
 
@@ -376,7 +376,7 @@ def _allocated(launch: Launch, job: Job, reading: Interpreter) -> Hardware:
     started, inner_nodes, inner_per_node, backend = _hardware(launch._replace(allocation=None), Job(), reading)
     if launch.kind != "accelerate":
         started = inner_per_node if launch.kind != "python" else UNKNOWN
-    gpus, nodes, per_node = _product(job.nodes, job.gpus_per_node)
+    gpus, nodes, per_node = _per_node_times(job.nodes, job.gpus_per_node)
     if started.value is not None and per_node.value is not None and started.value != per_node.value:
         written = f"the job asks for {per_node.value} GPUs per node, its launch starts {started.value} per node"
         gpus = Found(None, Origin.UNKNOWN, started.line, written, started.file)

@@ -12,12 +12,14 @@ Deprecated keys are read, and reported (verl's ``examples/README.md`` lists them
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any
 
 from sphinx_rlresources.scripts.frameworks.base import (
+    LookUp,
+    Setting,
+    Table,
     added,
     as_bool,
     as_float,
@@ -25,6 +27,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_lower,
     as_text,
     default,
+    deprecated,
     derived,
     either,
     first,
@@ -68,18 +71,18 @@ VOCABULARY = Vocabulary(
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"
 M = "actor_rollout_ref.model"
-KEYS: dict[str, str] = {
-    "micro_batch_per_gpu": f"{A}.ppo_micro_batch_size_per_gpu",
-    "log_prob_micro_batch_per_gpu": f"{R}.log_prob_micro_batch_size_per_gpu",
-    "max_token_len_per_gpu": f"{A}.ppo_max_token_len_per_gpu",
-    "gradient_checkpointing": f"{M}.enable_gradient_checkpointing",
-    "ulysses_sp": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
-    "rollout_tp": f"{R}.tensor_model_parallel_size",
-    "memory_fraction": f"{R}.gpu_memory_utilization",
-    "gpus_per_node": "trainer.n_gpus_per_node",
-    "nodes": "trainer.nnodes",
-}
-"""A ``Run`` setting -> the Hydra key the reader reads it from (and ``estimate --suggest`` writes it to)."""
+SUGGESTED = (
+    "micro_batch_per_gpu",
+    "log_prob_micro_batch_per_gpu",
+    "max_token_len_per_gpu",
+    "gradient_checkpointing",
+    "ulysses_sp",
+    "rollout_tp",
+    "memory_fraction",
+    "gpus_per_node",
+    "nodes",
+)
+"""The :data:`TABLE` settings ``estimate --suggest`` may write, each to the key the reader reads it from."""
 CRITIC_KEYS = {
     "micro_batch_per_gpu": "critic.ppo_micro_batch_size_per_gpu",
     "max_token_len_per_gpu": "critic.ppo_max_token_len_per_gpu",
@@ -106,18 +109,77 @@ FOREIGN = ("skyrl", "openrlhf", "slime", "nemo_rl", "trl", "open_instruct", "rol
 """Module prefixes of other frameworks' trainers (``examples.`` is SkyRL's)."""
 STOCK_NAME = re.compile(r"ppo_(megatron_)?trainer")
 
-#: Deprecated key -> what replaced it (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
-DEPRECATED: dict[str, str | None] = {
-    f"{A}.ppo_micro_batch_size": f"{A}.ppo_micro_batch_size_per_gpu",
-    f"{R}.log_prob_micro_batch_size": f"{R}.log_prob_micro_batch_size_per_gpu",
-    "actor_rollout_ref.ref.log_prob_micro_batch_size": "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
-    "critic.ppo_micro_batch_size": "critic.ppo_micro_batch_size_per_gpu",
-    "critic.forward_micro_batch_size": "critic.forward_micro_batch_size_per_gpu",
-    f"{A}.ulysses_sequence_parallel_size": f"{A}.fsdp_config.ulysses_sequence_parallel_size",
-    "data.val_batch_size": None,
+#: Deprecated key -> what to do (verl-project/verl@1dda039 examples/README.md:84-95 and config comments).
+DEPRECATED = {
+    f"{A}.ppo_micro_batch_size": f"use {A}.ppo_micro_batch_size_per_gpu",
+    f"{R}.log_prob_micro_batch_size": f"use {R}.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size": "use actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "critic.ppo_micro_batch_size": "use critic.ppo_micro_batch_size_per_gpu",
+    "critic.forward_micro_batch_size": "use critic.forward_micro_batch_size_per_gpu",
+    f"{A}.ulysses_sequence_parallel_size": f"use {A}.fsdp_config.ulysses_sequence_parallel_size",
+    "data.val_batch_size": "verl ignores it, so delete it",  # verl/utils/config.py warns so; nothing replaced it
 }
-"""``None``: verl ignores the key and nothing replaced it (verl/utils/config.py warns so)."""
-T = TypeVar("T")
+#: verl's flattened configs at verl-project/verl@1dda039 (the stock trainer's and its Megatron twin's).
+_FSDP = "verl/trainer/config/_generated_ppo_trainer.yaml@1dda039:"
+_MEGATRON = "verl/trainer/config/_generated_ppo_megatron_trainer.yaml@1dda039:"
+TABLE = Table(
+    "verl",
+    {
+        "gpus_per_node": Setting(("trainer.n_gpus_per_node",), as_int, 8, _FSDP + "965"),
+        "nodes": Setting(("trainer.nnodes",), as_int, 1, _FSDP + "964"),
+        "algorithm": Setting(("algorithm.adv_estimator",), as_lower, "gae", _FSDP + "864"),
+        "rollout_n": Setting((f"{R}.n",), as_int, 1, "verl/trainer/config/rollout/rollout.yaml@1dda039:127"),
+        "micro_batch_per_gpu": Setting((f"{A}.ppo_micro_batch_size_per_gpu",), as_int),
+        "log_prob_micro_batch_per_gpu": Setting((f"{R}.log_prob_micro_batch_size_per_gpu",), as_int),
+        "param_offload": Setting((f"{A}.fsdp_config.param_offload",), as_bool, False, _FSDP + "31"),
+        "param_offload (megatron)": Setting((f"{A}.megatron.param_offload",), as_bool, False, _MEGATRON + "47"),
+        "optimizer_offload": Setting((f"{A}.fsdp_config.optimizer_offload",), as_bool, False, _FSDP + "32"),
+        "optimizer_offload (megatron)": Setting((f"{A}.megatron.optimizer_offload",), as_bool, False, _MEGATRON + "49"),
+        "ref_param_offload": Setting(
+            ("actor_rollout_ref.ref.fsdp_config.param_offload",), as_bool, False, _FSDP + "246"
+        ),
+        "ref_param_offload (megatron)": Setting(
+            ("actor_rollout_ref.ref.megatron.param_offload",), as_bool, False, _MEGATRON + "265"
+        ),
+        "offload_policy": Setting((f"{A}.fsdp_config.offload_policy",), as_bool, False, _FSDP + "33"),
+        "use_kl_loss": Setting((f"{A}.use_kl_loss",), as_bool, False, _FSDP + "105"),
+        "use_kl_in_reward": Setting(("algorithm.use_kl_in_reward",), as_bool, False, _FSDP + "872"),
+        "critic": Setting(("critic.enable",), as_bool),
+        "train_tp": Setting((f"{A}.megatron.tensor_model_parallel_size",), as_int, 1, _MEGATRON + "50"),
+        "train_pp": Setting((f"{A}.megatron.pipeline_model_parallel_size",), as_int, 1, _MEGATRON + "53"),
+        "train_ep": Setting((f"{A}.megatron.expert_model_parallel_size",), as_int, 1, _MEGATRON + "51"),
+        "train_cp": Setting((f"{A}.megatron.context_parallel_size",), as_int, 1, _MEGATRON + "55"),
+        "ulysses_sp": Setting((f"{A}.fsdp_config.ulysses_sequence_parallel_size",), as_int, 1, _FSDP + "41"),
+        "lora_targets": Setting((f"{M}.target_modules",), as_text),
+        "model": Setting((f"{M}.path",), as_text),
+        "dynamic_sampling": Setting(("algorithm.filter_groups.enable",), as_bool),  # DAPO's (recipe/dapo)
+        "prompt_length": Setting(("data.max_prompt_length",), as_int, 512, _FSDP + "509"),
+        "response_length": Setting(("data.max_response_length",), as_int, 512, _FSDP + "510"),
+        "train_batch_size": Setting(("data.train_batch_size",), as_int, 1024, _FSDP + "511"),
+        "mini_batch_size": Setting((f"{A}.ppo_mini_batch_size",), as_int, 256, _FSDP + "79"),
+        "dynamic_batch": Setting((f"{A}.use_dynamic_bsz",), as_bool, False, _FSDP + "82"),
+        "max_token_len_per_gpu": Setting((f"{A}.ppo_max_token_len_per_gpu",), as_int, 16384, _FSDP + "83"),
+        "gradient_checkpointing": Setting((f"{M}.enable_gradient_checkpointing",), as_bool, True, _FSDP + "449"),
+        "entropy_checkpointing": Setting((f"{A}.entropy_checkpointing",), as_bool, False, _FSDP + "184"),
+        # Only as written: verl's defaults for these changed between releases (entropy_coeff 0.001 -> 0,
+        # use_remove_padding false -> true), so a silent script leaves them to the estimator's
+        # least-memory assumption instead of today's default.
+        "remove_padding": Setting((f"{M}.use_remove_padding",), as_bool),
+        "entropy_coeff": Setting((f"{A}.entropy_coeff",), as_float),
+        "entropy_chunking": Setting(
+            (f"{A}.entropy_from_logits_with_chunking", "actor_rollout_ref.ref.entropy_from_logits_with_chunking"),
+            as_bool,
+        ),
+        "fused_kernels": Setting((f"{M}.use_fused_kernels",), as_bool),
+        "engine": Setting((f"{R}.name",), as_lower),
+        "rollout_tp": Setting((f"{R}.tensor_model_parallel_size",), as_int, 2, _FSDP + "316"),
+        "memory_fraction": Setting((f"{R}.gpu_memory_utilization",), as_float, 0.5, _FSDP + "311"),
+        "free_cache_engine": Setting((f"{R}.free_cache_engine",), as_bool, True, _FSDP + "315"),
+        # 1024 as this reader has long assumed; verl@1dda039 says 256 (rollout/rollout.yaml:84).
+        "max_num_seqs": Setting((f"{R}.max_num_seqs",), as_int, 1024),
+    },
+    "{key}={value} (verl's default)",
+)
 PHASE = "verl's FSDP offload: states come back for their phase"
 ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
 
@@ -161,19 +223,23 @@ class _Reader:
         """A key as the script writes it, else as the config it runs with sets it (its file and line)."""
         return self.s.overrides.get(key) or self.chain.layer.get(key)
 
-    def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
-        """A key as written (by the script or its config), else verl's default (only when the config inherits it)."""
-        override = self.written(key)
-        if override is None:  # most keys: a script writes a dozen of the thirty-odd read here
-            return _stock_default(key, fallback) if fallback is not None and self.stock else UNKNOWN
-        found = from_override(override, convert)
-        if found.line or fallback is None or not self.stock:
-            return found
-        return _stock_default(key, fallback)
+    def get(self, name: str, look_up: LookUp | None = None) -> Found[Any]:
+        """A setting of :data:`TABLE` as written (by the script or its config), else verl's default.
+
+        The default holds only when the config inherits verl's own; ``look_up`` reads another
+        way than :meth:`written` (:meth:`in_script`: the script's own overrides only).
+        """
+        return TABLE.read(name, look_up or self.look_up, self.stock)
+
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        return from_override(self.written(key), convert)
+
+    def in_script(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        return from_override(self.s.overrides.get(key), convert)
 
     def run(self) -> Run:
-        per_node = self.get(KEYS["gpus_per_node"], as_int, 8)
-        nodes = self.get(KEYS["nodes"], as_int, 1)
+        per_node = self.get("gpus_per_node")
+        nodes = self.get("nodes")
         trainer_gpus = derived(
             product(per_node, nodes),
             [per_node, nodes],
@@ -184,22 +250,21 @@ class _Reader:
         if foreign is not None:  # the recipe's own pools: no headline count is the whole run's
             said: Found[int] = Found(None, Origin.UNKNOWN, foreign.line, f"{foreign.shown}: its own pool", foreign.file)
             gpus, nodes, per_node = said, said, said
-        algorithm = self.get("algorithm.adv_estimator", as_lower, "gae")
+        algorithm = self.get("algorithm")
         lora = self._lora()
-        rollout_n = self.get("actor_rollout_ref.rollout.n", as_int, 1)
-        micro = self._micro(KEYS["micro_batch_per_gpu"], gpus)
-        log_prob = self._micro(KEYS["log_prob_micro_batch_per_gpu"], gpus)
+        rollout_n = self.get("rollout_n")
+        micro = self._micro("micro_batch_per_gpu", f"{A}.ppo_micro_batch_size", gpus)
+        log_prob = self._micro("log_prob_micro_batch_per_gpu", f"{R}.log_prob_micro_batch_size", gpus)
         backend = self._backend()
-        engine_config = "megatron" if backend.value == "megatron" else "fsdp_config"
-        offloads = offload_keys(engine_config)
-        param_offload = self.get(offloads["param_offload"], as_bool, False)
-        optimizer_offload = self.get(offloads["optimizer_offload"], as_bool, False)
-        policy = self.get("actor_rollout_ref.actor.fsdp_config.offload_policy", as_bool, False)
+        engine_config = " (megatron)" if backend.value == "megatron" else ""
+        param_offload = self.get(f"param_offload{engine_config}")
+        optimizer_offload = self.get(f"optimizer_offload{engine_config}")
+        policy = self.get("offload_policy")
         use_kl = either(
-            self.get("actor_rollout_ref.actor.use_kl_loss", as_bool, False),
-            self.get("algorithm.use_kl_in_reward", as_bool, False),
+            self.get("use_kl_loss"),
+            self.get("use_kl_in_reward"),
         )
-        critic = self.get("critic.enable", as_bool)
+        critic = self.get("critic")
         if critic.value is None and algorithm.value is not None:
             critic = derived(algorithm.value == "gae", [algorithm], "a critic for GAE (algorithm.adv_estimator)")
         problems = self._problems() + launch_problems(algorithm, rollout_n, self.s.trainer_line, self.reading, self.s)
@@ -214,55 +279,48 @@ class _Reader:
             roles=roles,
             colocated=default(True, "verl's hybrid engine (actor, rollout and reference share the GPUs)"),
             train_backend=backend,
-            train_tp=self.get("actor_rollout_ref.actor.megatron.tensor_model_parallel_size", as_int, 1),
-            train_pp=self.get("actor_rollout_ref.actor.megatron.pipeline_model_parallel_size", as_int, 1),
-            train_ep=self.get("actor_rollout_ref.actor.megatron.expert_model_parallel_size", as_int, 1),
-            train_cp=self.get("actor_rollout_ref.actor.megatron.context_parallel_size", as_int, 1),
+            train_tp=self.get("train_tp"),
+            train_pp=self.get("train_pp"),
+            train_ep=self.get("train_ep"),
+            train_cp=self.get("train_cp"),
             ulysses_sp=first(
-                self.get("actor_rollout_ref.actor.ulysses_sequence_parallel_size", as_int),  # deprecated, still read
-                self.get(KEYS["ulysses_sp"], as_int, 1),
+                # the deprecated spelling, still read, and first as verl reads it
+                from_override(self.written(f"{A}.ulysses_sequence_parallel_size"), as_int),
+                self.get("ulysses_sp"),
             ),
             lora_rank=lora,
-            lora_targets=self.get("actor_rollout_ref.model.target_modules", as_text),
-            model=self.get("actor_rollout_ref.model.path", as_text),
+            lora_targets=self.get("lora_targets"),
+            model=self.get("model"),
             algorithm=algorithm,
-            dynamic_sampling=self.get("algorithm.filter_groups.enable", as_bool),  # DAPO's (recipe/dapo)
+            dynamic_sampling=self.get("dynamic_sampling"),
             use_kl=use_kl,
             critic=critic,
-            prompt_length=self.get("data.max_prompt_length", as_int, 512),
-            response_length=self.get("data.max_response_length", as_int, 512),
-            train_batch_size=self.get("data.train_batch_size", as_int, 1024),
-            mini_batch_size=self.get("actor_rollout_ref.actor.ppo_mini_batch_size", as_int, 256),
+            prompt_length=self.get("prompt_length"),
+            response_length=self.get("response_length"),
+            train_batch_size=self.get("train_batch_size"),
+            mini_batch_size=self.get("mini_batch_size"),
             micro_batch_per_gpu=micro,
             log_prob_micro_batch_per_gpu=log_prob,
-            dynamic_batch=self.get("actor_rollout_ref.actor.use_dynamic_bsz", as_bool, False),
-            max_token_len_per_gpu=self.get(KEYS["max_token_len_per_gpu"], as_int, 16384),
+            dynamic_batch=self.get("dynamic_batch"),
+            max_token_len_per_gpu=self.get("max_token_len_per_gpu"),
             rollout_n=rollout_n,
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
-            ref_param_offload=self.get(offloads["ref_param_offload"], as_bool, False),
+            ref_param_offload=self.get(f"ref_param_offload{engine_config}"),
             offload_mode=offload_mode(
                 ("compute", "", policy), ("phase", PHASE, param_offload), ("phase", PHASE, optimizer_offload)
             ),
-            gradient_checkpointing=self.get(KEYS["gradient_checkpointing"], as_bool, True),
-            entropy_checkpointing=self.get("actor_rollout_ref.actor.entropy_checkpointing", as_bool, False),
-            # Only as written: verl's defaults for these four changed between releases (entropy_coeff
-            # 0.001 -> 0, use_remove_padding false -> true), so a silent script leaves them to the
-            # estimator's least-memory assumption instead of today's default.
-            remove_padding=from_override(self.s.overrides.get("actor_rollout_ref.model.use_remove_padding"), as_bool),
+            gradient_checkpointing=self.get("gradient_checkpointing"),
+            entropy_checkpointing=self.get("entropy_checkpointing"),
+            remove_padding=self.get("remove_padding", self.in_script),
             update_entropy=self._entropy_bonus(),
-            entropy_chunking=first(
-                from_override(
-                    self.s.overrides.get("actor_rollout_ref.actor.entropy_from_logits_with_chunking"), as_bool
-                ),
-                from_override(self.s.overrides.get("actor_rollout_ref.ref.entropy_from_logits_with_chunking"), as_bool),
-            ),
-            fused_kernels=from_override(self.s.overrides.get("actor_rollout_ref.model.use_fused_kernels"), as_bool),
-            engine=self.get("actor_rollout_ref.rollout.name", as_lower),
-            rollout_tp=self.get(KEYS["rollout_tp"], as_int, 2),
-            memory_fraction=self.get(KEYS["memory_fraction"], as_float, 0.5),
-            free_cache_engine=self.get("actor_rollout_ref.rollout.free_cache_engine", as_bool, True),
-            max_num_seqs=self.get("actor_rollout_ref.rollout.max_num_seqs", as_int, 1024),
+            entropy_chunking=self.get("entropy_chunking", self.in_script),
+            fused_kernels=self.get("fused_kernels", self.in_script),
+            engine=self.get("engine"),
+            rollout_tp=self.get("rollout_tp"),
+            memory_fraction=self.get("memory_fraction"),
+            free_cache_engine=self.get("free_cache_engine"),
+            max_num_seqs=self.get("max_num_seqs"),
             deprecated=tuple(key for key in DEPRECATED if key in self.s.overrides),
             variables=self.s.variables,  # made for this reading by read_hydra: not shared
             problems=tuple(problems),
@@ -270,7 +328,7 @@ class _Reader:
 
     def _entropy_bonus(self) -> Found[bool]:
         """Whether the update computes the entropy: an ``entropy_coeff`` other than 0, as written."""
-        coeff = from_override(self.s.overrides.get("actor_rollout_ref.actor.entropy_coeff"), as_float)
+        coeff = self.get("entropy_coeff", self.in_script)
         value = None if coeff.value is None else coeff.value != 0
         return Found(value, coeff.origin, coeff.line, coeff.written, coeff.file)
 
@@ -346,9 +404,9 @@ class _Reader:
             return rank
         return default(0, f"{M}.lora_rank=0 (verl's default: the whole model trains)") if self.stock else UNKNOWN
 
-    def _micro(self, key: str, gpus: Found[int]) -> Found[int]:
-        """The per-GPU micro-batch (``key``); the deprecated global one is divided by the GPUs, as verl does."""
-        per_gpu = self.get(key, as_int)
+    def _micro(self, name: str, key: str, gpus: Found[int]) -> Found[int]:
+        """The per-GPU micro-batch; the deprecated global one is divided by the GPUs, as verl does."""
+        per_gpu = self.get(name)
         if per_gpu.line:
             return per_gpu
         total = from_override(self.s.overrides.get(key.removesuffix("_per_gpu")), as_int)
@@ -358,51 +416,34 @@ class _Reader:
 
     def _problems(self) -> list[Problem]:
         found = list(self.s.problems)
-        for key, replacement in DEPRECATED.items():
-            override = self.s.overrides.get(key)
-            if override is not None:
-                advice = f"use {replacement}" if replacement else "verl ignores it, so delete it"
-                found.append(
-                    Problem(
-                        override.line,
-                        f"{key} is deprecated in verl; {advice}",
-                        key,
-                        kind="deprecated",
-                        severity="warning",
-                    )
-                )
+        found += deprecated(DEPRECATED, self.s.overrides, "{key} is deprecated in verl; {advice}")
         found.extend(duplicate_problems(self.s))
         return found
 
 
-def offload_keys(engine_config: str) -> dict[str, str]:
-    """The offload keys of the actor's engine config (``fsdp_config`` or ``megatron``) and the reference's."""
-    return {
-        "param_offload": f"{A}.{engine_config}.param_offload",
-        "optimizer_offload": f"{A}.{engine_config}.optimizer_offload",
-        "ref_param_offload": f"actor_rollout_ref.ref.{engine_config}.param_offload",
-    }
+def offload_names(backend: str | None) -> dict[str, str]:
+    """The :data:`TABLE` settings that hold the actor's and the reference's offload for a backend."""
+    twin = " (megatron)" if backend == "megatron" else ""
+    return {name: f"{name}{twin}" for name in ("param_offload", "optimizer_offload", "ref_param_offload")}
 
 
 def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
-    """Each setting a run of this adapter can be told, as Hydra keys (:data:`KEYS`, the offload keys, :data:`ALSO`)."""
-    engine_config = "megatron" if run.train_backend.value == "megatron" else "fsdp_config"
-    found = {name: (key, *ALSO.get(name, ())) for name, key in {**KEYS, **offload_keys(engine_config)}.items()}
+    """Each setting a run of this adapter can be told, as the Hydra keys :data:`TABLE` reads it from.
+
+    :data:`ALSO`, :data:`CRITIC_KEYS` and :data:`REF_KEYS` add the keys of the passes the
+    reader reads only once, so one suggested value is written to each of them.
+    """
+    names = {name: name for name in SUGGESTED} | offload_names(run.train_backend.value)
+    found = {name: (TABLE.settings[entry].keys[0], *ALSO.get(name, ())) for name, entry in names.items()}
     also = [CRITIC_KEYS] if run.critic.value else []
     if run.use_kl.value and not run.lora_rank.value:  # a reference model of its own
         also.append(REF_KEYS)
     for table in also:
         for name, key in table.items():
             found[name] = (*found[name], key)
-    if engine_config == "megatron":
+    if run.train_backend.value == "megatron":
         del found["ulysses_sp"]  # Megatron splits sequences by its own context parallelism
     return found
-
-
-@functools.lru_cache(maxsize=256, typed=True)
-def _stock_default(key: str, fallback: T) -> Found[T]:
-    """verl's default for a key, made once per key: a script leaves some thirty unwritten, on lint's per-row path."""
-    return default(fallback, f"{key}={fallback} (verl's default)")
 
 
 __all__ = ["NAME", "STOCK_CONFIGS", "STOCK_ENTRY_POINTS", "claims", "read"]
