@@ -16,15 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any
 
 from sphinx_rlresources.scripts.frameworks.base import (
+    Setting,
+    Table,
     as_bool,
     as_float,
     as_int,
     as_lower,
     as_text,
     default,
+    deprecated,
     derived,
     either,
     from_override,
@@ -53,9 +56,9 @@ VOCABULARY = Vocabulary(
     },
     naming="skyrl",
 )
-T = TypeVar("T")
 PL = "trainer.placement"
 IE = "generator.inference_engine"
+MC = "trainer.policy.megatron_config"
 #: Keys only SkyRL spells this way: a command passing one is a SkyRL launch whatever runs it.
 SIGNATURES = (
     f"{PL}.",
@@ -88,6 +91,80 @@ REMOVED = {
 }
 
 
+def _spellings(key: str) -> tuple[str, ...]:
+    return tuple(old for old, new in LEGACY.items() if new == key)
+
+
+def _setting(key: str, convert: Callable[[str], Any], value: Any = None, line: str = "") -> Setting:
+    """A key of SkyRL's config, read under its skyrl-train spelling too, its default cited by line."""
+    return Setting((key,), convert, value, f"{CONFIG}:{line}" if line else "", _spellings(key))
+
+
+#: The config tree of ``main_base`` and its kin, and the file its defaults are cited from.
+CONFIG = "skyrl/train/config/config.py@a956457"
+TABLE = Table(
+    "skyrl",
+    {
+        "colocated": _setting(f"{PL}.colocate_all", as_bool, True, "586"),
+        "colocate_policy_ref": _setting(f"{PL}.colocate_policy_ref", as_bool, True, "588"),
+        "nodes": _setting(f"{PL}.policy_num_nodes", as_int, 1, "593"),
+        "gpus_per_node": _setting(f"{PL}.policy_num_gpus_per_node", as_int, 1, "594"),
+        "ref_nodes": _setting(f"{PL}.ref_num_nodes", as_int, 1, "595"),
+        "ref_gpus_per_node": _setting(f"{PL}.ref_num_gpus_per_node", as_int, 1, "596"),
+        "critic_nodes": _setting(f"{PL}.critic_num_nodes", as_int, 1, "597"),
+        "critic_gpus_per_node": _setting(f"{PL}.critic_num_gpus_per_node", as_int, 1, "598"),
+        "run_engines_locally": _setting(f"{IE}.run_engines_locally", as_bool, True, "1103"),
+        "num_engines": _setting(f"{IE}.num_engines", as_int, 1, "1107"),
+        "engine": _setting(f"{IE}.backend", as_lower, "vllm", "1109"),
+        "rollout_tp": _setting(f"{IE}.tensor_parallel_size", as_int, 1, "1119"),
+        "rollout_pp": _setting(f"{IE}.pipeline_parallel_size", as_int, 1, "1121"),
+        "rollout_dp": _setting(f"{IE}.data_parallel_size", as_int, 1, "1127"),
+        "memory_fraction": _setting(f"{IE}.gpu_memory_utilization", as_float, 0.8, "1154"),
+        "max_num_seqs": _setting(f"{IE}.max_num_seqs", as_int, 1024, "1172"),
+        "use_kl_loss": _setting("trainer.algorithm.use_kl_loss", as_bool, True, "833"),
+        "use_kl_in_reward": _setting("trainer.algorithm.use_kl_in_reward", as_bool, False, "830"),
+        "algorithm": _setting("trainer.algorithm.advantage_estimator", as_lower, "grpo", "823"),
+        "train_backend": _setting("trainer.strategy", as_lower, "fsdp", "1344"),
+        "train_tp": _setting(f"{MC}.tensor_model_parallel_size", as_int, 1, "449"),
+        "train_pp": _setting(f"{MC}.pipeline_model_parallel_size", as_int, 1, "453"),
+        "train_cp": _setting(f"{MC}.context_parallel_size", as_int, 1, "455"),
+        "train_ep": _setting(f"{MC}.expert_model_parallel_size", as_int, 1, "457"),
+        "ulysses_sp": _setting("trainer.policy.sequence_parallel_size", as_int, 1),
+        "lora_rank": _setting("trainer.policy.model.lora.rank", as_int, 0, "100"),
+        "lora_targets": _setting("trainer.policy.model.lora.target_modules", as_text),
+        "model": _setting("trainer.policy.model.path", as_text, "Qwen/Qwen2.5-1.5B-Instruct", "608"),
+        "prompt_length": _setting("trainer.max_prompt_length", as_int, 512, "1440"),
+        "response_length": _setting("generator.sampling_params.max_generate_length", as_int, 1024, "999"),
+        "train_batch_size": _setting("trainer.train_batch_size", as_int, 1024, "1390"),
+        "mini_batch_size": _setting("trainer.policy_mini_batch_size", as_int, 256, "1396"),
+        "micro_batch_per_gpu": _setting("trainer.micro_train_batch_size_per_gpu", as_int, 1, "1406"),
+        "log_prob_micro_batch_per_gpu": _setting("trainer.micro_forward_batch_size_per_gpu", as_int, 1, "1409"),
+        "max_token_len_per_gpu": _setting("trainer.max_tokens_per_microbatch", as_int, -1, "1412"),
+        "rollout_n": _setting("generator.n_samples_per_prompt", as_int, 5, "1225"),
+        "param_offload": _setting("trainer.policy.fsdp_config.cpu_offload", as_bool, False, "220"),
+        "gradient_checkpointing": _setting("trainer.gradient_checkpointing", as_bool, True, "1353"),
+    },
+    "{key} (SkyRL's default)",
+)
+#: ``skyrl.train.main_sft``'s own config (skyrl/train/config/sft_config.py@a956457): top-level keys.
+SFT_CONFIG = "skyrl/train/config/sft_config.py@a956457"
+SFT_TABLE = Table(
+    "skyrl (main_sft)",
+    {
+        "nodes": Setting(("placement.num_nodes",), as_int, 1, f"{SFT_CONFIG}:54"),
+        "gpus_per_node": Setting(("placement.num_gpus_per_node",), as_int, 4, f"{SFT_CONFIG}:55"),
+        "train_backend": Setting(("strategy",), as_lower, "megatron", f"{SFT_CONFIG}:152"),
+        "train_tp": Setting(("megatron_config.tensor_model_parallel_size",), as_int, 1, f"{CONFIG}:449"),
+        "train_pp": Setting(("megatron_config.pipeline_model_parallel_size",), as_int, 1, f"{CONFIG}:453"),
+        "train_cp": Setting(("megatron_config.context_parallel_size",), as_int, 1, f"{CONFIG}:455"),
+        "lora_rank": Setting(("model.lora.rank",), as_int, 0, f"{CONFIG}:100"),
+        "model": Setting(("model.path",), as_text, "Qwen/Qwen3-0.6B", f"{SFT_CONFIG}:125"),
+        "micro_batch_per_gpu": Setting(("micro_train_batch_size_per_gpu",), as_int),
+    },
+    "{key} (SkyRL's default)",
+)
+
+
 def claims(command: Command) -> bool:
     """SkyRL's entry points (``-m skyrl.train...``, ``examples.train...``), or any command passing SkyRL's own keys."""
     module, _index = module_after(command)
@@ -114,16 +191,12 @@ class _Reader:
             name.endswith(".py") and name.startswith("examples/")
         )
 
-    def get(self, key: str, convert: Callable[[str], T | None], fallback: T | None = None) -> Found[T]:
-        """A key as written (today's spelling, else the old one), else SkyRL's default for its own entry points."""
-        found = from_override(self.s.overrides.get(key), convert)
-        if not found.line:
-            old = next((k for k, new in LEGACY.items() if new == key and k in self.s.overrides), None)
-            if old is not None:
-                found = from_override(self.s.overrides[old], convert)
-        if found.line or fallback is None or not self.stock:
-            return found
-        return default(fallback, f"{key} (SkyRL's default)")
+    def get(self, name: str, table: Table = TABLE) -> Found[Any]:
+        """A setting as written (today's spelling, else the old one), else SkyRL's default for its own entry points."""
+        return table.read(name, self.look_up, self.stock)
+
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        return from_override(self.s.overrides.get(key), convert)
 
     def run(self) -> Run:
         run = self._sft() if self.module in SFT else self._rl()
@@ -141,18 +214,18 @@ class _Reader:
 
     # -- reinforcement learning (main_base and its kin) -------------------------------------------
     def _rl(self) -> Run:
-        colocate = self.get(f"{PL}.colocate_all", as_bool, True)  # config.py:586
-        p_nodes = self.get(f"{PL}.policy_num_nodes", as_int, 1)  # config.py:593
-        p_gpn = self.get(f"{PL}.policy_num_gpus_per_node", as_int, 1)  # config.py:594
+        colocate = self.get("colocated")
+        p_nodes = self.get("nodes")
+        p_gpn = self.get("gpus_per_node")
         policy = derived(product(p_nodes, p_gpn), [p_nodes, p_gpn], "policy_num_nodes × policy_num_gpus_per_node")
         engines = self._engines()
-        local = self.get(f"{IE}.run_engines_locally", as_bool, True)  # config.py:1103
+        local = self.get("run_engines_locally")
         use_kl = either(
-            self.get("trainer.algorithm.use_kl_loss", as_bool, True),  # config.py:833
-            self.get("trainer.algorithm.use_kl_in_reward", as_bool, False),  # config.py:830
+            self.get("use_kl_loss"),
+            self.get("use_kl_in_reward"),
         )
         critic = self._critic()
-        engine = self.get(f"{IE}.backend", as_lower, "vllm")  # config.py:1109
+        engine = self.get("engine")
         if self.module in ENGINE_ONLY:
             gpus, nodes, per_node = engines, UNKNOWN, UNKNOWN
             roles: tuple[Role, ...] = (Role("rollout", engines),)
@@ -163,7 +236,6 @@ class _Reader:
             )
             backend = self._backend()
         megatron = backend.value == "megatron"
-        mc = "trainer.policy.megatron_config"
         return Run(
             gpus=gpus,
             nodes=nodes,
@@ -171,43 +243,41 @@ class _Reader:
             roles=roles,
             colocated=colocate if self.module not in ENGINE_ONLY else UNKNOWN,
             train_backend=backend,
-            train_tp=self.get(f"{mc}.tensor_model_parallel_size", as_int, 1) if megatron else UNKNOWN,  # :449
-            train_pp=self.get(f"{mc}.pipeline_model_parallel_size", as_int, 1) if megatron else UNKNOWN,  # :453
-            train_cp=self.get(f"{mc}.context_parallel_size", as_int, 1) if megatron else UNKNOWN,  # :455
-            train_ep=self.get(f"{mc}.expert_model_parallel_size", as_int, 1) if megatron else UNKNOWN,  # :457
-            ulysses_sp=self.get("trainer.policy.sequence_parallel_size", as_int, 1) if not megatron else UNKNOWN,
-            lora_rank=self.get("trainer.policy.model.lora.rank", as_int, 0),  # config.py:100
-            lora_targets=self.get("trainer.policy.model.lora.target_modules", as_text),
-            model=self.get("trainer.policy.model.path", as_text, "Qwen/Qwen2.5-1.5B-Instruct"),  # config.py:608
-            algorithm=self.get("trainer.algorithm.advantage_estimator", as_lower, "grpo"),  # config.py:823
+            train_tp=self.get("train_tp") if megatron else UNKNOWN,
+            train_pp=self.get("train_pp") if megatron else UNKNOWN,
+            train_cp=self.get("train_cp") if megatron else UNKNOWN,
+            train_ep=self.get("train_ep") if megatron else UNKNOWN,
+            ulysses_sp=self.get("ulysses_sp") if not megatron else UNKNOWN,
+            lora_rank=self.get("lora_rank"),
+            lora_targets=self.get("lora_targets"),
+            model=self.get("model"),
+            algorithm=self.get("algorithm"),
             use_kl=use_kl,
             critic=critic,
-            prompt_length=self.get("trainer.max_prompt_length", as_int, 512),  # config.py:1440
-            response_length=self.get("generator.sampling_params.max_generate_length", as_int, 1024),  # :999
-            train_batch_size=self.get("trainer.train_batch_size", as_int, 1024),  # config.py:1390
-            mini_batch_size=self.get("trainer.policy_mini_batch_size", as_int, 256),  # config.py:1396
-            micro_batch_per_gpu=self.get("trainer.micro_train_batch_size_per_gpu", as_int, 1),  # :1406
-            log_prob_micro_batch_per_gpu=self.get("trainer.micro_forward_batch_size_per_gpu", as_int, 1),  # :1409
+            prompt_length=self.get("prompt_length"),
+            response_length=self.get("response_length"),
+            train_batch_size=self.get("train_batch_size"),
+            mini_batch_size=self.get("mini_batch_size"),
+            micro_batch_per_gpu=self.get("micro_batch_per_gpu"),
+            log_prob_micro_batch_per_gpu=self.get("log_prob_micro_batch_per_gpu"),
             dynamic_batch=self._dynamic(),
             max_token_len_per_gpu=self._budget(),
-            rollout_n=self.get("generator.n_samples_per_prompt", as_int, 5),  # config.py:1225
-            param_offload=self.get("trainer.policy.fsdp_config.cpu_offload", as_bool, False)
-            if not megatron
-            else UNKNOWN,  # config.py:220
-            gradient_checkpointing=self.get("trainer.gradient_checkpointing", as_bool, True),  # config.py:1353
+            rollout_n=self.get("rollout_n"),
+            param_offload=self.get("param_offload") if not megatron else UNKNOWN,
+            gradient_checkpointing=self.get("gradient_checkpointing"),
             engine=engine,
-            rollout_tp=self.get(f"{IE}.tensor_parallel_size", as_int, 1),  # config.py:1119
-            memory_fraction=self.get(f"{IE}.gpu_memory_utilization", as_float, 0.8),  # config.py:1154
-            max_num_seqs=self.get(f"{IE}.max_num_seqs", as_int, 1024),  # config.py:1172
+            rollout_tp=self.get("rollout_tp"),
+            memory_fraction=self.get("memory_fraction"),
+            max_num_seqs=self.get("max_num_seqs"),
         )
 
     def _engines(self) -> Found[int]:
         """num_engines × TP × PP × DP (trainer.py:657-663)."""
         parts = [
-            self.get(f"{IE}.num_engines", as_int, 1),  # config.py:1107
-            self.get(f"{IE}.tensor_parallel_size", as_int, 1),  # config.py:1119
-            self.get(f"{IE}.pipeline_parallel_size", as_int, 1),  # config.py:1121
-            self.get(f"{IE}.data_parallel_size", as_int, 1),  # config.py:1127
+            self.get("num_engines"),
+            self.get("rollout_tp"),
+            self.get("rollout_pp"),
+            self.get("rollout_dp"),
         ]
         total: int | None = 1
         for part in parts:
@@ -238,7 +308,7 @@ class _Reader:
             return UNKNOWN, UNKNOWN, UNKNOWN, ()
         roles = [trainer]
         parts: list[Found[int]] = [policy]
-        together = self.get(f"{PL}.colocate_policy_ref", as_bool, True)  # config.py:588
+        together = self.get("colocate_policy_ref")
         if use_kl.value is None or (use_kl.value and together.value is None):
             parts.append(Found(None, Origin.UNKNOWN, 0, "whether a reference model has GPUs of its own"))
         elif use_kl.value and together.value:
@@ -261,8 +331,8 @@ class _Reader:
         return gpus, UNKNOWN, UNKNOWN, tuple(roles)
 
     def _pool(self, role: str, prefix: str, roles: list[Role]) -> Found[int]:
-        pool_nodes = self.get(f"{PL}.{prefix}_num_nodes", as_int, 1)  # config.py:595-598
-        pool_gpn = self.get(f"{PL}.{prefix}_num_gpus_per_node", as_int, 1)
+        pool_nodes = self.get(f"{prefix}_nodes")
+        pool_gpn = self.get(f"{prefix}_gpus_per_node")
         pool = derived(product(pool_nodes, pool_gpn), [pool_nodes, pool_gpn], f"{prefix}_num_nodes × gpus per node")
         roles.append(Role(role, pool, pool_nodes, pool_gpn))
         return pool
@@ -270,7 +340,7 @@ class _Reader:
     def _external(self, local: Found[bool], roles: list[Role]) -> Found[int]:
         """Engines run elsewhere: their GPUs are known only from what the script writes about them."""
         count = from_override(self.s.overrides.get(f"{IE}.num_engines"), as_int)
-        tp = self.get(f"{IE}.tensor_parallel_size", as_int, 1)
+        tp = self.get("rollout_tp")
         external: Found[int]
         if local.value is None or count.value is None or tp.value is None:
             external = Found(None, Origin.UNKNOWN, local.line, "inference engines run outside this launch")
@@ -280,7 +350,7 @@ class _Reader:
         return external
 
     def _backend(self) -> Found[str]:
-        found = self.get("trainer.strategy", as_lower, "fsdp")  # config.py:1344
+        found = self.get("train_backend")
         if found.value in ("fsdp", "fsdp2"):
             return replace(found, value="fsdp")  # "fsdp2" is today's "fsdp" (utils.py:274-280)
         if found.value == "megatron":
@@ -307,11 +377,11 @@ class _Reader:
 
     def _budget(self) -> Found[int]:
         """``max_tokens_per_microbatch`` packs micro-batches by tokens when > 0 (config.py:1412; -1: off)."""
-        budget = self.get("trainer.max_tokens_per_microbatch", as_int, -1)
+        budget = self.get("max_token_len_per_gpu")
         return budget if budget.value is None or budget.value > 0 else UNKNOWN
 
     def _dynamic(self) -> Found[bool]:
-        budget = self.get("trainer.max_tokens_per_microbatch", as_int, -1)
+        budget = self.get("max_token_len_per_gpu")
         if budget.value is None:
             return Found(None, budget.origin, budget.line, budget.written, budget.file)
         return Found(budget.value > 0, budget.origin, budget.line, budget.written, budget.file)
@@ -319,10 +389,10 @@ class _Reader:
     # -- supervised fine-tuning (main_sft) -----------------------------------------------------------
     def _sft(self) -> Run:
         """``skyrl.train.main_sft``: top-level keys, ``placement.num_nodes × num_gpus_per_node`` (sft_config.py)."""
-        nodes = self.get("placement.num_nodes", as_int, 1)  # sft_config.py:54
-        per_node = self.get("placement.num_gpus_per_node", as_int, 4)  # sft_config.py:55
+        nodes = self.get("nodes", SFT_TABLE)
+        per_node = self.get("gpus_per_node", SFT_TABLE)
         gpus = derived(product(nodes, per_node), [nodes, per_node], "placement.num_nodes × num_gpus_per_node")
-        strategy = self.get("strategy", as_lower, "megatron")  # sft_config.py:152
+        strategy = self.get("train_backend", SFT_TABLE)
         backend = replace(strategy, value="fsdp") if strategy.value in ("fsdp", "fsdp2") else strategy
         megatron = backend.value == "megatron"
         return Run(
@@ -331,14 +401,14 @@ class _Reader:
             gpus_per_node=per_node,
             roles=(Role("trainer", gpus, nodes, per_node),),
             train_backend=backend if backend.value in ("fsdp", "megatron") else UNKNOWN,
-            train_tp=self.get("megatron_config.tensor_model_parallel_size", as_int, 1) if megatron else UNKNOWN,
-            train_pp=self.get("megatron_config.pipeline_model_parallel_size", as_int, 1) if megatron else UNKNOWN,
-            train_cp=self.get("megatron_config.context_parallel_size", as_int, 1) if megatron else UNKNOWN,
-            lora_rank=self.get("model.lora.rank", as_int, 0),  # config.py:100 (ModelConfig)
-            model=self.get("model.path", as_text, "Qwen/Qwen3-0.6B"),  # sft_config.py:125
+            train_tp=self.get("train_tp", SFT_TABLE) if megatron else UNKNOWN,
+            train_pp=self.get("train_pp", SFT_TABLE) if megatron else UNKNOWN,
+            train_cp=self.get("train_cp", SFT_TABLE) if megatron else UNKNOWN,
+            lora_rank=self.get("lora_rank", SFT_TABLE),
+            model=self.get("model", SFT_TABLE),
             algorithm=Found("sft", Origin.DERIVED, self.s.trainer_line, "skyrl.train.main_sft"),
             critic=Found(False, Origin.DERIVED, 0, "supervised fine-tuning has no critic"),
-            micro_batch_per_gpu=self.get("micro_train_batch_size_per_gpu", as_int),
+            micro_batch_per_gpu=self.get("micro_batch_per_gpu", SFT_TABLE),
         )
 
     # -- problems -----------------------------------------------------------------------------------------
@@ -347,14 +417,10 @@ class _Reader:
         found = list(s.problems)
         same_file = [(a, b) for a, b in s.duplicates if a.file == b.file]  # a delegating script overrides on purpose
         found += duplicate_problems(replace(s, duplicates=same_file))
-        for old, new in LEGACY.items():
-            if old in s.overrides:
-                found.append(
-                    _deprecated(s, old, f"{old} is skyrl-train's old spelling, which SkyRL now rejects; write {new}")
-                )
-        for key, why in REMOVED.items():
-            if key in s.overrides:
-                found.append(_deprecated(s, key, f"{key} is no longer supported and SkyRL refuses to start: {why}"))
+        found += deprecated(
+            LEGACY, s.overrides, "{key} is skyrl-train's old spelling, which SkyRL now rejects; write {advice}"
+        )
+        found += deprecated(REMOVED, s.overrides, "{key} is no longer supported and SkyRL refuses to start: {advice}")
         if s.text("trainer.strategy") == "fsdp2":
             found.append(
                 _deprecated(
