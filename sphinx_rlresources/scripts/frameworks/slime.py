@@ -23,17 +23,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, elided, launched, when, with_servers
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
+    Setting,
+    Table,
     added,
     as_bool,
     as_float,
     as_int,
     as_lower,
     default,
+    deprecated,
     derived,
     from_override,
     offload_mode,
@@ -60,30 +63,42 @@ VOCABULARY = Vocabulary(
     naming="slime",
 )
 ENTRY_SCRIPTS = ("train.py", "train_async.py")
-T = TypeVar("T")
 Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
 """The run's GPUs, nodes and GPUs per node, and each role's share."""
 
-#: Flag -> slime's argparse default (slime/utils/arguments.py @624b824, the line naming it).
-DEFAULTS: dict[str, Any] = {
-    "actor-num-nodes": 1,  # 39
-    "actor-num-gpus-per-node": 8,  # 41
-    "rollout-num-gpus-per-engine": 1,  # 56
-    "n-samples-per-prompt": 1,  # 700
-    "micro-batch-size": 1,  # 717
-    "advantage-estimator": "grpo",  # 941
-    "kl-coef": 0.0,  # 909
-    "use-kl-loss": False,  # 981
-    "colocate": False,  # 71
-    "use-dynamic-batch-size": False,  # 747
-    "debug-train-only": False,  # 1594
-    "debug-rollout-only": False,  # 1593
-    # Megatron-LM's own (megatron/training/arguments.py, _add_distributed_args): no parallelism.
-    "tensor-model-parallel-size": 1,
-    "pipeline-model-parallel-size": 1,
-    "context-parallel-size": 1,
-    "expert-model-parallel-size": 1,
-}
+#: slime's argparse defaults (slime/utils/arguments.py @624b824) and Megatron-LM's own (megatron/training/
+#: arguments.py, _add_distributed_args: no parallelism), by the Run field each flag gives.
+ARGS = "slime/utils/arguments.py@624b824"
+MEGATRON = "megatron/training/arguments.py (_add_distributed_args)"
+TABLE = Table(
+    "slime",
+    {
+        "nodes": Setting(("actor-num-nodes",), as_int, 1, f"{ARGS}:39"),
+        "gpus_per_node": Setting(("actor-num-gpus-per-node",), as_int, 8, f"{ARGS}:41"),
+        "rollout_gpus": Setting(("rollout-num-gpus",), as_int),
+        "rollout_tp": Setting(("rollout-num-gpus-per-engine",), as_int, 1, f"{ARGS}:56"),
+        "colocated": Setting(("colocate",), as_bool, False, f"{ARGS}:71"),
+        "rollout_n": Setting(("n-samples-per-prompt",), as_int, 1, f"{ARGS}:700"),
+        "micro_batch_per_gpu": Setting(("micro-batch-size",), as_int, 1, f"{ARGS}:717"),
+        "dynamic_batch": Setting(("use-dynamic-batch-size",), as_bool, False, f"{ARGS}:747"),
+        "kl_coef": Setting(("kl-coef",), as_float, 0.0, f"{ARGS}:909"),
+        "algorithm": Setting(("advantage-estimator",), as_lower, "grpo", f"{ARGS}:941"),
+        "use_kl_loss": Setting(("use-kl-loss",), as_bool, False, f"{ARGS}:981"),
+        "debug_rollout_only": Setting(("debug-rollout-only",), as_bool, False, f"{ARGS}:1593"),
+        "debug_train_only": Setting(("debug-train-only",), as_bool, False, f"{ARGS}:1594"),
+        "train_tp": Setting(("tensor-model-parallel-size",), as_int, 1, MEGATRON),
+        "train_pp": Setting(("pipeline-model-parallel-size",), as_int, 1, MEGATRON),
+        "train_cp": Setting(("context-parallel-size",), as_int, 1, MEGATRON),
+        "train_ep": Setting(("expert-model-parallel-size",), as_int, 1, MEGATRON),
+        "model": Setting(("hf-checkpoint",), as_model),
+        "prompt_length": Setting(("rollout-max-prompt-len",), as_int),
+        "response_length": Setting(("rollout-max-response-len",), as_int),
+        "train_batch_size": Setting(("rollout-batch-size",), as_int),
+        "max_token_len_per_gpu": Setting(("max-tokens-per-gpu",), as_int),
+        "memory_fraction": Setting(("sglang-mem-fraction-static",), as_float),
+    },
+    "--{key} (slime's default: {value})",
+)
 SWITCHES = frozenset(
     {
         "colocate",
@@ -196,17 +211,13 @@ class _Reader:
         self.script = script
         self.elided = elided(launch.fields)
 
-    def get(self, name: str, convert: Callable[[str], T | None]) -> Found[T]:
-        """A flag as written, else slime's (or Megatron's) default."""
-        flag = self.flags.get(name)
-        if flag is not None:
-            return from_override(flag.override(), convert)
-        if name in DEFAULTS and not self.elided:
-            return default(DEFAULTS[name], f"--{name} (slime's default: {DEFAULTS[name]})")
-        return UNKNOWN
+    def get(self, name: str) -> Found[Any]:
+        """A setting of :data:`TABLE` as written, else slime's (or Megatron's) default."""
+        return TABLE.read(name, self.look_up, not self.elided)
 
-    def switch(self, name: str) -> Found[bool]:
-        return self.get(name, as_bool) if name in DEFAULTS else self.flags_bool(name)
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        flag = self.flags.get(key)
+        return from_override(flag.override(), convert) if flag is not None else UNKNOWN
 
     def flags_bool(self, name: str) -> Found[bool]:
         flag = self.flags.get(name)
@@ -215,20 +226,20 @@ class _Reader:
         return UNKNOWN if self.elided else default(False, f"no --{name}")
 
     def run(self) -> Run:
-        estimator = self.get("advantage-estimator", as_lower)
+        estimator = self.get("algorithm")
         loss = self.flags.get("loss-type")
         if loss is not None and loss.value == "sft_loss":
             estimator = Found("sft", Origin.SET, loss.line, loss.raw, loss.file)
-        kl_coef = self.get("kl-coef", as_float)
-        kl_loss = self.switch("use-kl-loss")
+        kl_coef = self.get("kl_coef")
+        kl_loss = self.get("use_kl_loss")
         use_kl = _use_kl(kl_coef, kl_loss)
         critic = when(estimator, lambda v: v == "ppo", "a critic for PPO")
-        colocate = self.switch("colocate")
+        colocate = self.get("colocated")
         gpus, nodes, per_node, roles = self._placement(colocate)
         gpus, roles, served = with_servers(self.reading, self.launch, gpus, roles)
         if served:
             nodes, per_node = UNKNOWN, UNKNOWN
-        train_only = self.switch("debug-train-only").value or "load-debug-rollout-data" in self.flags
+        train_only = self.get("debug_train_only").value or "load-debug-rollout-data" in self.flags
         offload_train, offload_rollout = self._offload(colocate)
         cpu_adam = self.flags_bool("optimizer-cpu-offload")
         recompute = self.flags.get("recompute-granularity")
@@ -243,22 +254,22 @@ class _Reader:
             roles=roles,
             colocated=colocate,
             train_backend=self._backend(),
-            train_tp=self.get("tensor-model-parallel-size", as_int),
-            train_pp=self.get("pipeline-model-parallel-size", as_int),
-            train_ep=self.get("expert-model-parallel-size", as_int),
-            train_cp=self.get("context-parallel-size", as_int),
+            train_tp=self.get("train_tp"),
+            train_pp=self.get("train_pp"),
+            train_ep=self.get("train_ep"),
+            train_cp=self.get("train_cp"),
             lora_rank=default(0, "slime has no LoRA (--q-lora-rank/--kv-lora-rank are attention sizes)"),
-            model=self.get("hf-checkpoint", as_model),
+            model=self.get("model"),
             algorithm=estimator,
             use_kl=use_kl,
             critic=critic,
-            prompt_length=self.get("rollout-max-prompt-len", as_int),
-            response_length=self.get("rollout-max-response-len", as_int),
-            train_batch_size=self.get("rollout-batch-size", as_int),
-            micro_batch_per_gpu=self.get("micro-batch-size", as_int),
-            dynamic_batch=self.switch("use-dynamic-batch-size"),
-            max_token_len_per_gpu=self.get("max-tokens-per-gpu", as_int),
-            rollout_n=UNKNOWN if train_only else self.get("n-samples-per-prompt", as_int),
+            prompt_length=self.get("prompt_length"),
+            response_length=self.get("response_length"),
+            train_batch_size=self.get("train_batch_size"),
+            micro_batch_per_gpu=self.get("micro_batch_per_gpu"),
+            dynamic_batch=self.get("dynamic_batch"),
+            max_token_len_per_gpu=self.get("max_token_len_per_gpu"),
+            rollout_n=UNKNOWN if train_only else self.get("rollout_n"),
             param_offload=offload_train,
             optimizer_offload=cpu_adam if cpu_adam.value else offload_train,
             offload_mode=offload_mode(
@@ -273,8 +284,8 @@ class _Reader:
                 else default(False, "no --recompute-granularity (Megatron recomputes nothing)")
             ),
             engine=UNKNOWN if train_only else default("sglang", "slime generates with SGLang only"),
-            rollout_tp=UNKNOWN if train_only else self.get("rollout-num-gpus-per-engine", as_int),
-            memory_fraction=UNKNOWN if train_only else self.get("sglang-mem-fraction-static", as_float),
+            rollout_tp=UNKNOWN if train_only else self.get("rollout_tp"),
+            memory_fraction=UNKNOWN if train_only else self.get("memory_fraction"),
             free_cache_engine=UNKNOWN if train_only else offload_rollout,
             deprecated=tuple(f"--{name}" for name in DEPRECATED if name in self.flags),
             variables={name: value.value for name, value in self.reading.vars.items()},
@@ -284,16 +295,16 @@ class _Reader:
 
     def _placement(self, colocate: Found[bool]) -> Placement:
         """The run's GPUs as ``_get_placement_group_layout`` reserves them, with each role's share."""
-        nodes = self.get("actor-num-nodes", as_int)
-        per_node = self.get("actor-num-gpus-per-node", as_int)
+        nodes = self.get("nodes")
+        per_node = self.get("gpus_per_node")
         actor = derived(
             product(nodes, per_node),
             [nodes, per_node],
             f"actor {nodes.value} × {per_node.value}",
         )
-        rollout = self.get("rollout-num-gpus", as_int)
-        train_only = self.switch("debug-train-only")
-        rollout_only = self.switch("debug-rollout-only")
+        rollout = self.get("rollout_gpus")
+        train_only = self.get("debug_train_only")
+        rollout_only = self.get("debug_rollout_only")
         trainer = Role("trainer", actor, nodes, per_node)
         if self._old_critic():
             return Found(None, Origin.UNKNOWN, self.flags["critic-num-nodes"].line), UNKNOWN, UNKNOWN, (trainer,)
@@ -398,19 +409,8 @@ class _Reader:
 
     def _problems(self) -> list[Problem]:
         found = list(self.reading.problems)
-        for name, replacement in DEPRECATED.items():
-            flag = self.flags.get(name)
-            if flag is not None:
-                found.append(
-                    Problem(
-                        flag.line,
-                        f"--{name} is no longer a slime flag (replaced by {replacement}); the current slime refuses "
-                        "the command",
-                        name,
-                        kind="deprecated",
-                        severity="warning",
-                    )
-                )
+        gone = "--{key} is no longer a slime flag (replaced by {advice}); the current slime refuses the command"
+        found += deprecated(DEPRECATED, self.flags, gone)
         backend = self.flags.get("train-backend")
         if backend is not None and (backend.value or "").lower() == "fsdp":
             found.append(
