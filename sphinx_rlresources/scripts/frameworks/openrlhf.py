@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, NamedTuple, TypeVar
+from typing import Any
 
 from sphinx_rlresources.scripts.frameworks.argv import as_model, dangling_problems, elided, launched, when, with_servers
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
+    Setting,
+    Table,
     as_bool,
     as_float,
     as_int,
@@ -48,7 +50,6 @@ from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role
 NAME = "openrlhf"
 ENTRY_POINTS = ("openrlhf.cli.train_ppo_ray", "openrlhf/cli/train_ppo_ray.py", "examples/train_ppo_ray.py")
 """The module since v0.3.6, and the script before it (``python3 examples/train_ppo_ray.py``)."""
-T = TypeVar("T")
 VOCABULARY = Vocabulary(
     NAME,
     {
@@ -65,60 +66,137 @@ VOCABULARY = Vocabulary(
 )
 
 
-class Setting(NamedTuple):
-    """One OpenRLHF setting in both dialects, with its argparse default."""
-
-    dotted: str
-    flat: tuple[str, ...]
-    default: Any = None
-    """The default at HEAD (dotted flags); None when there is none."""
-    flat_default: bool = False
-    """Whether every flat-flag release (v0.4.0 .. v0.10.1.post2) has the same default."""
-
-
-# Lines: openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62 (dotted) / at v0.8.11 (flat).
-SETTINGS: dict[str, Setting] = {
-    "actor_nodes": Setting("actor.num_nodes", ("actor_num_nodes",), 1, True),  # 213 / 206
-    "actor_gpn": Setting("actor.num_gpus_per_node", ("actor_num_gpus_per_node",), 8, True),  # 214 / 207
-    "ref_nodes": Setting("ref.num_nodes", ("ref_num_nodes",), 1, True),  # 200 / 193
-    "ref_gpn": Setting("ref.num_gpus_per_node", ("ref_num_gpus_per_node",), 8, True),  # 201 / 194
-    "reward_nodes": Setting("reward.num_nodes", ("reward_num_nodes",), 1, True),  # 202 / 195
-    "reward_gpn": Setting("reward.num_gpus_per_node", ("reward_num_gpus_per_node",), 8, True),  # 203 / 196
-    "critic_nodes": Setting("critic.num_nodes", ("critic_num_nodes",), 1, True),  # 215 / 208
-    "critic_gpn": Setting("critic.num_gpus_per_node", ("critic_num_gpus_per_node",), 8, True),  # 216 / 209
-    "colocate_actor_ref": Setting("train.colocate_actor_ref", ("colocate_actor_ref",), False, True),  # 206 / 199
-    "colocate_critic_reward": Setting("train.colocate_critic_reward", ("colocate_critic_reward",), False, True),
-    "colocate_all": Setting("train.colocate_all", ("colocate_all_models",), False, True),  # 223 / 216
-    "vllm_engines": Setting("vllm.num_engines", ("vllm_num_engines",)),  # 231 / 224: None, no engines
-    "vllm_tp": Setting("vllm.tensor_parallel_size", ("vllm_tensor_parallel_size",), 1, True),  # 234 / 227
-    "vllm_memory": Setting("vllm.gpu_memory_utilization", ("vllm_gpu_memory_utilization",), 0.95),  # 250
-    "vllm_sleep": Setting("vllm.enable_sleep", ("vllm_enable_sleep",), False, True),  # 244; switches: absent is False
-    "async": Setting("train.async_enable", ("async_train",), False, True),  # 274 / 254
-    "zero_stage": Setting("ds.zero_stage", ("zero_stage",), 2, True),  # 308 / 272
-    "checkpointing": Setting("actor.gradient_checkpointing_enable", ("gradient_checkpointing",), False, True),
-    "adam_offload": Setting("ds.adam_offload", ("adam_offload",), False, True),  # 322 / 280
-    "ds_tp": Setting("ds.tensor_parallel_size", ("ds_tensor_parallel_size",), 1),  # 353
-    "dynamic_batch": Setting("train.dynamic_batch_enable", ("use_dynamic_batch",), False, True),  # 359 / 305
-    "max_tokens": Setting("train.max_tokens_per_gpu", ("train_max_tokens_per_gpu",), 16192),  # 361
-    "lora_rank": Setting("ds.lora.rank", ("lora_rank",), 0, True),  # 365 / 311
-    "lora_targets": Setting("ds.lora.target_modules", ("target_modules",)),
-    "rollout_batch": Setting("rollout.batch_size", ("rollout_batch_size",), 1024, True),  # 373 / 319
-    "rollout_micro": Setting("rollout.micro_batch_size", ("micro_rollout_batch_size",), 1),  # 377
-    "max_len": Setting("data.max_len", ("max_len",), 2048),  # 379: prompt + response
-    "max_new_tokens": Setting("rollout.max_new_tokens", ("max_new_tokens", "generate_max_len")),  # 380
-    "prompt_max_len": Setting("", ("prompt_max_len",)),  # flat only, removed in v0.9.8
-    "train_micro": Setting("train.micro_batch_size", ("micro_train_batch_size",), 1),  # 393
-    "n_samples": Setting("rollout.n_samples_per_prompt", ("n_samples_per_prompt",), 1, True),  # 413 / 351
-    "init_kl": Setting("algo.kl.init_coef", ("init_kl_coef",), 0.01, True),  # 419 / 361
-    "estimator": Setting("algo.advantage.estimator", ("advantage_estimator",), "gae", True),  # 477 / 383
-    # A switch since v0.8 (examples/scripts/train_dapo_ray_hybrid_engine.sh); no default taken: older releases lack it.
-    "dynamic_filtering": Setting("algo.dynamic_filtering_enable", ("dynamic_filtering",)),
-    "ring_attn": Setting("ds.ring_attn_size", ("ring_attn_size",), 1),  # 506
-    "model": Setting("actor.model_name_or_path", ("pretrain",)),  # 517 / 414
-    "remote_reward": Setting("reward.remote_url", ("remote_rm_url",)),  # 519 / 416
-    "agent": Setting("train.agent_func_path", ("agent_func_path",)),  # 524 / 420
-    "ref_offload": Setting("ref.offload", ("ref_reward_offload",), False, True),  # 522 / 419
-}
+#: Every flag the reader takes, in both dialects: today's dotted one (``keys``) and the flat one of
+#: releases v0.4.0 .. v0.10.1.post2 (``old``; ``old_default``: every such release has the same default).
+#: Lines: openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62 (dotted) and at v0.8.11 (flat).
+HEAD = "openrlhf/cli/train_ppo_ray.py@3c3be62"
+TABLE = Table(
+    "openrlhf",
+    {
+        "actor_nodes": Setting(("actor.num_nodes",), as_int, 1, f"{HEAD}:213 (v0.8.11:206)", old=("actor_num_nodes",)),
+        "actor_gpn": Setting(
+            ("actor.num_gpus_per_node",), as_int, 8, f"{HEAD}:214 (v0.8.11:207)", old=("actor_num_gpus_per_node",)
+        ),
+        "ref_nodes": Setting(("ref.num_nodes",), as_int, 1, f"{HEAD}:200 (v0.8.11:193)", old=("ref_num_nodes",)),
+        "ref_gpn": Setting(
+            ("ref.num_gpus_per_node",), as_int, 8, f"{HEAD}:201 (v0.8.11:194)", old=("ref_num_gpus_per_node",)
+        ),
+        "reward_nodes": Setting(
+            ("reward.num_nodes",), as_int, 1, f"{HEAD}:202 (v0.8.11:195)", old=("reward_num_nodes",)
+        ),
+        "reward_gpn": Setting(
+            ("reward.num_gpus_per_node",), as_int, 8, f"{HEAD}:203 (v0.8.11:196)", old=("reward_num_gpus_per_node",)
+        ),
+        "critic_nodes": Setting(
+            ("critic.num_nodes",), as_int, 1, f"{HEAD}:215 (v0.8.11:208)", old=("critic_num_nodes",)
+        ),
+        "critic_gpn": Setting(
+            ("critic.num_gpus_per_node",), as_int, 8, f"{HEAD}:216 (v0.8.11:209)", old=("critic_num_gpus_per_node",)
+        ),
+        "colocate_actor_ref": Setting(
+            ("train.colocate_actor_ref",), as_bool, False, f"{HEAD}:206 (v0.8.11:199)", old=("colocate_actor_ref",)
+        ),
+        "colocate_critic_reward": Setting(
+            ("train.colocate_critic_reward",), as_bool, False, "", old=("colocate_critic_reward",)
+        ),
+        "colocate_all": Setting(
+            ("train.colocate_all",), as_bool, False, f"{HEAD}:223 (v0.8.11:216)", old=("colocate_all_models",)
+        ),
+        # None, no engines
+        "vllm_engines": Setting(
+            ("vllm.num_engines",), as_int, None, f"{HEAD}:231 (v0.8.11:224)", old=("vllm_num_engines",)
+        ),
+        "vllm_tp": Setting(
+            ("vllm.tensor_parallel_size",), as_int, 1, f"{HEAD}:234 (v0.8.11:227)", old=("vllm_tensor_parallel_size",)
+        ),
+        "vllm_memory": Setting(
+            ("vllm.gpu_memory_utilization",),
+            as_float,
+            0.95,
+            f"{HEAD}:250",
+            old=("vllm_gpu_memory_utilization",),
+            old_default=False,
+        ),
+        # switches: absent is False
+        "vllm_sleep": Setting(("vllm.enable_sleep",), as_bool, False, f"{HEAD}:244", old=("vllm_enable_sleep",)),
+        "async": Setting(("train.async_enable",), as_bool, False, f"{HEAD}:274 (v0.8.11:254)", old=("async_train",)),
+        "zero_stage": Setting(("ds.zero_stage",), as_int, 2, f"{HEAD}:308 (v0.8.11:272)", old=("zero_stage",)),
+        "checkpointing": Setting(
+            ("actor.gradient_checkpointing_enable",), as_bool, False, "", old=("gradient_checkpointing",)
+        ),
+        "adam_offload": Setting(
+            ("ds.adam_offload",), as_bool, False, f"{HEAD}:322 (v0.8.11:280)", old=("adam_offload",)
+        ),
+        "ds_tp": Setting(
+            ("ds.tensor_parallel_size",), as_int, 1, f"{HEAD}:353", old=("ds_tensor_parallel_size",), old_default=False
+        ),
+        "dynamic_batch": Setting(
+            ("train.dynamic_batch_enable",), as_bool, False, f"{HEAD}:359 (v0.8.11:305)", old=("use_dynamic_batch",)
+        ),
+        "max_tokens": Setting(
+            ("train.max_tokens_per_gpu",),
+            as_int,
+            16192,
+            f"{HEAD}:361",
+            old=("train_max_tokens_per_gpu",),
+            old_default=False,
+        ),
+        "lora_rank": Setting(("ds.lora.rank",), as_int, 0, f"{HEAD}:365 (v0.8.11:311)", old=("lora_rank",)),
+        "lora_targets": Setting(("ds.lora.target_modules",), as_text, old=("target_modules",)),
+        "rollout_batch": Setting(
+            ("rollout.batch_size",), as_int, 1024, f"{HEAD}:373 (v0.8.11:319)", old=("rollout_batch_size",)
+        ),
+        "rollout_micro": Setting(
+            ("rollout.micro_batch_size",),
+            as_int,
+            1,
+            f"{HEAD}:377",
+            old=("micro_rollout_batch_size",),
+            old_default=False,
+        ),
+        # prompt + response
+        "max_len": Setting(("data.max_len",), as_int, 2048, f"{HEAD}:379", old=("max_len",), old_default=False),
+        "max_new_tokens": Setting(
+            ("rollout.max_new_tokens",),
+            as_int,
+            None,
+            f"{HEAD}:380",
+            old=(
+                "max_new_tokens",
+                "generate_max_len",
+            ),
+        ),
+        # flat only, removed in v0.9.8
+        "prompt_max_len": Setting((), as_int, old=("prompt_max_len",)),
+        "train_micro": Setting(
+            ("train.micro_batch_size",), as_int, 1, f"{HEAD}:393", old=("micro_train_batch_size",), old_default=False
+        ),
+        "n_samples": Setting(
+            ("rollout.n_samples_per_prompt",), as_int, 1, f"{HEAD}:413 (v0.8.11:351)", old=("n_samples_per_prompt",)
+        ),
+        "init_kl": Setting(("algo.kl.init_coef",), as_float, 0.01, f"{HEAD}:419 (v0.8.11:361)", old=("init_kl_coef",)),
+        "estimator": Setting(
+            ("algo.advantage.estimator",), as_lower, "gae", f"{HEAD}:477 (v0.8.11:383)", old=("advantage_estimator",)
+        ),
+        # A switch since v0.8 (examples/scripts/train_dapo_ray_hybrid_engine.sh); no default taken:
+        # older releases lack it.
+        "dynamic_filtering": Setting(("algo.dynamic_filtering_enable",), as_bool, old=("dynamic_filtering",)),
+        "ring_attn": Setting(
+            ("ds.ring_attn_size",), as_int, 1, f"{HEAD}:506", old=("ring_attn_size",), old_default=False
+        ),
+        "model": Setting(("actor.model_name_or_path",), as_model, None, f"{HEAD}:517 (v0.8.11:414)", old=("pretrain",)),
+        "remote_reward": Setting(
+            ("reward.remote_url",), as_text, None, f"{HEAD}:519 (v0.8.11:416)", old=("remote_rm_url",)
+        ),
+        "agent": Setting(
+            ("train.agent_func_path",), as_text, None, f"{HEAD}:524 (v0.8.11:420)", old=("agent_func_path",)
+        ),
+        "ref_offload": Setting(
+            ("ref.offload",), as_bool, False, f"{HEAD}:522 (v0.8.11:419)", old=("ref_reward_offload",)
+        ),
+    },
+    "--{key} (OpenRLHF's default: {value})",
+)
 OVERRIDDEN: dict[str, str] = {
     "micro_batch_per_gpu": "train_micro",
     "log_prob_micro_batch_per_gpu": "rollout_micro",
@@ -130,7 +208,7 @@ OVERRIDDEN: dict[str, str] = {
     "rollout_tp": "vllm_tp",
     "memory_fraction": "vllm_memory",
 }
-"""A ``Run`` setting -> its :data:`SETTINGS` entry, for the settings ``estimate --suggest`` may tell a run.
+"""A ``Run`` setting -> its :data:`TABLE` entry, for the settings ``estimate --suggest`` may tell a run.
 
 The trained parameters have no entry: OpenRLHF never offloads them (only Adam's states)."""
 SWITCHES = frozenset(
@@ -147,11 +225,11 @@ SWITCHES = frozenset(
         "ref_offload",
         "dynamic_filtering",
     )
-    for name in (SETTINGS[key].dotted, *SETTINGS[key].flat)
+    for name in (*TABLE.settings[key].keys, *TABLE.settings[key].old)
 )
-VALUED = frozenset(name for key, s in SETTINGS.items() for name in (s.dotted, *s.flat) if name and name not in SWITCHES)
+VALUED = frozenset(name for s in TABLE.settings.values() for name in (*s.keys, *s.old) if name not in SWITCHES)
 DOTTED_GROUPS = ("actor.", "ref.", "reward.", "critic.", "vllm.", "train.", "ds.", "data.", "rollout.", "algo.")
-FLAT_TO_DOTTED = {flat: s.dotted for s in SETTINGS.values() for flat in s.flat if s.dotted}
+FLAT_TO_DOTTED = {flat: s.keys[0] for s in TABLE.settings.values() for flat in s.old if s.keys}
 #: Group-relative estimators OpenRLHF refuses with one sample per prompt (train_ppo_ray.py:609-616 @3c3be62).
 GROUP_ESTIMATORS = frozenset({"rloo", "reinforce_baseline", "group_norm", "dr_grpo"})
 
@@ -194,43 +272,37 @@ class _Reader:
         self.elided = elided(launch.fields)
 
     def flag(self, key: str) -> Flag | None:
-        setting = SETTINGS[key]
-        for name in (setting.dotted, *setting.flat):
-            if name and name in self.flags:
-                return self.flags[name]
-        return None
+        setting = TABLE.settings[key]
+        return next((self.flags[name] for name in (*setting.keys, *setting.old) if name in self.flags), None)
 
-    def get(self, key: str, convert: Callable[[str], T | None]) -> Found[T]:
+    def get(self, key: str) -> Found[Any]:
         """A setting as written in either dialect, else OpenRLHF's default where it is certain."""
-        flag = self.flag(key)
-        if flag is not None:
-            return from_override(flag.override(), convert)
-        setting = SETTINGS[key]
-        if setting.default is not None and (self.dotted or setting.flat_default) and not self.elided:
-            name = setting.dotted if self.dotted else setting.flat[0]
-            return default(setting.default, f"--{name} (OpenRLHF's default: {setting.default})")
-        return UNKNOWN
+        return TABLE.read(key, self.look_up, not self.elided, old_dialect=not self.dotted)
+
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        flag = self.flags.get(key)
+        return from_override(flag.override(), convert) if flag is not None else UNKNOWN
 
     def role(self, name: str) -> tuple[Found[int], Found[int], Found[int]]:
-        nodes = self.get(f"{name}_nodes", as_int)
-        per_node = self.get(f"{name}_gpn", as_int)
+        nodes = self.get(f"{name}_nodes")
+        per_node = self.get(f"{name}_gpn")
         gpus = derived(product(nodes, per_node), [nodes, per_node], f"{name} {nodes.value} × {per_node.value}")
         return gpus, nodes, per_node
 
     def run(self) -> Run:
-        estimator = self.get("estimator", as_lower)
-        init_kl = self.get("init_kl", as_float)
+        estimator = self.get("estimator")
+        init_kl = self.get("init_kl")
         use_kl = when(init_kl, lambda v: v > 0, "a reference model for --algo.kl.init_coef > 0")
         critic = when(estimator, lambda v: v == "gae", "a critic for GAE")
         gpus, nodes, per_node, roles, colocated = self._placement(use_kl, critic)
         gpus, roles, served = with_servers(self.reading, self.launch, gpus, roles)
         if served:
             nodes, per_node = UNKNOWN, UNKNOWN
-        engines = self.get("vllm_engines", as_int)
-        adam_offload = self.get("adam_offload", as_bool)
-        max_len = self.get("max_len", as_int)
-        max_new = self.get("max_new_tokens", as_int)
-        prompt = self.get("prompt_max_len", as_int)
+        engines = self.get("vllm_engines")
+        adam_offload = self.get("adam_offload")
+        max_len = self.get("max_len")
+        max_new = self.get("max_new_tokens")
+        prompt = self.get("prompt_max_len")
         if not prompt.line and max_len.line and max_new.line and max_len.value and max_new.value:
             prompt = derived(max_len.value - max_new.value, [max_len, max_new], "max_len - max_new_tokens")
         run = Run(
@@ -244,39 +316,39 @@ class _Reader:
             roles=roles,
             colocated=colocated,
             train_backend=Found("deepspeed", Origin.FRAMEWORK_DEFAULT, 0, "OpenRLHF trains with DeepSpeed only"),
-            train_tp=self.get("ds_tp", as_int),
+            train_tp=self.get("ds_tp"),
             train_pp=default(1, "OpenRLHF has no pipeline parallelism"),
             train_ep=default(1, "OpenRLHF has no expert parallelism"),
-            train_cp=self.get("ring_attn", as_int),
-            lora_rank=self.get("lora_rank", as_int),
-            lora_targets=self.get("lora_targets", as_text),
-            model=self.get("model", as_model),
+            train_cp=self.get("ring_attn"),
+            lora_rank=self.get("lora_rank"),
+            lora_targets=self.get("lora_targets"),
+            model=self.get("model"),
             algorithm=estimator,
-            dynamic_sampling=self.get("dynamic_filtering", as_bool),
+            dynamic_sampling=self.get("dynamic_filtering"),
             use_kl=use_kl,
             critic=critic,
             prompt_length=prompt,
             response_length=max_new,
-            train_batch_size=self.get("rollout_batch", as_int),
-            micro_batch_per_gpu=self.get("train_micro", as_int),
-            log_prob_micro_batch_per_gpu=self.get("rollout_micro", as_int),
-            dynamic_batch=self.get("dynamic_batch", as_bool),
-            max_token_len_per_gpu=self.get("max_tokens", as_int),
-            rollout_n=self.get("n_samples", as_int),
+            train_batch_size=self.get("rollout_batch"),
+            micro_batch_per_gpu=self.get("train_micro"),
+            log_prob_micro_batch_per_gpu=self.get("rollout_micro"),
+            dynamic_batch=self.get("dynamic_batch"),
+            max_token_len_per_gpu=self.get("max_tokens"),
+            rollout_n=self.get("n_samples"),
             optimizer_offload=adam_offload,
             # get_ds_train_config(offload=False, adam_offload=..., stage=...) in openrlhf/utils/deepspeed:
             # the trained parameters never leave the GPU, only Adam's states with --adam_offload
             param_offload=UNKNOWN if self.elided else default(False, "OpenRLHF offloads the optimizer only"),
-            zero_stage=self.get("zero_stage", as_int),
-            ref_param_offload=self.get("ref_offload", as_bool),
+            zero_stage=self.get("zero_stage"),
+            ref_param_offload=self.get("ref_offload"),
             offload_mode=offload_mode(
                 ("compute", "DeepSpeed's CPU Adam: the optimizer steps on the host", adam_offload)
             ),
-            gradient_checkpointing=self.get("checkpointing", as_bool),
+            gradient_checkpointing=self.get("checkpointing"),
             engine=_engine(engines),
-            rollout_tp=self.get("vllm_tp", as_int) if (engines.value or 0) > 0 else UNKNOWN,
-            memory_fraction=self.get("vllm_memory", as_float) if (engines.value or 0) > 0 else UNKNOWN,
-            free_cache_engine=self.get("vllm_sleep", as_bool) if (engines.value or 0) > 0 else UNKNOWN,
+            rollout_tp=self.get("vllm_tp") if (engines.value or 0) > 0 else UNKNOWN,
+            memory_fraction=self.get("vllm_memory") if (engines.value or 0) > 0 else UNKNOWN,
+            free_cache_engine=self.get("vllm_sleep") if (engines.value or 0) > 0 else UNKNOWN,
             deprecated=tuple(f"--{name}" for name in self.flat_used),
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
@@ -289,8 +361,8 @@ class _Reader:
     ) -> tuple[Found[int], Found[int], Found[int], tuple[Role, ...], Found[bool]]:
         """The run's GPUs by OpenRLHF's placement rules, with each role's share."""
         actor, actor_nodes, actor_gpn = self.role("actor")
-        colocate_all = self.get("colocate_all", as_bool)
-        is_async = self.get("async", as_bool)
+        colocate_all = self.get("colocate_all")
+        is_async = self.get("async")
         vllm = self._vllm()
         roles = [Role("trainer", actor, actor_nodes, actor_gpn)]
         parts: list[tuple[str, Found[int]]] = [("actor", actor)]
@@ -302,7 +374,7 @@ class _Reader:
             unknown.append(ref)
         elif ref.value:
             gpus, nodes, gpn = self.role("ref")
-            with_actor = colocate_all.value or self.get("colocate_actor_ref", as_bool).value
+            with_actor = colocate_all.value or self.get("colocate_actor_ref").value
             roles.append(Role("reference", gpus, nodes, gpn, "trainer" if with_actor else ""))
             if not with_actor:
                 parts.append(("reference", gpus))
@@ -318,7 +390,7 @@ class _Reader:
             unknown.append(reward)
         elif reward.value:
             gpus, nodes, gpn = self.role("reward")
-            with_critic = bool(critic.value) and bool(self.get("colocate_critic_reward", as_bool).value)
+            with_critic = bool(critic.value) and bool(self.get("colocate_critic_reward").value)
             roles.append(Role("reward", gpus, nodes, gpn, shared or ("critic" if with_critic else "")))
             if not shared and not with_critic:
                 parts.append(("reward model", gpus))
@@ -344,10 +416,10 @@ class _Reader:
 
     def _vllm(self) -> Found[int]:
         """vLLM's GPUs: engines × tensor parallel size (0 without ``--vllm.num_engines``)."""
-        engines = self.get("vllm_engines", as_int)
+        engines = self.get("vllm_engines")
         if not engines.line:
             return UNKNOWN if self.elided else default(0, "no --vllm.num_engines (OpenRLHF's default: no engines)")
-        tp = self.get("vllm_tp", as_int)
+        tp = self.get("vllm_tp")
         return derived(product(engines, tp), [engines, tp], f"vLLM {engines.value} engines × TP {tp.value}")
 
     def _reward_model(self) -> Found[bool]:
@@ -406,9 +478,9 @@ class _Reader:
         found = []
         trainer = next(role for role in run.roles if role.name == "trainer")
         actor = trainer.gpus
-        engines = self.get("vllm_engines", as_int)
+        engines = self.get("vllm_engines")
         vllm = self._vllm()
-        sync_all = self.get("colocate_all", as_bool).value and self.get("async", as_bool).value is False
+        sync_all = self.get("colocate_all").value and self.get("async").value is False
         if sync_all and engines.value and None not in (actor.value, vllm.value) and actor.value != vllm.value:
             found.append(
                 Problem(
@@ -440,8 +512,8 @@ def override_keys(run: Run) -> dict[str, tuple[str, ...]]:
     for name, key in OVERRIDDEN.items():
         if name == "rollout_tp" and run.colocated.value is not True:
             continue  # engines on GPUs of their own take engines x TP GPUs: TP alone would change the placement
-        setting = SETTINGS[key]
-        flag = setting.flat[0] if flat or not setting.dotted else setting.dotted
+        setting = TABLE.settings[key]
+        flag = setting.old[0] if flat or not setting.keys else setting.keys[0]
         found[name] = (f"--{flag}",)
     return found
 
