@@ -23,6 +23,8 @@ from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.frameworks.argv import as_model
 from sphinx_rlresources.scripts.frameworks.base import (
+    Setting,
+    Table,
     as_bool,
     as_float,
     as_int,
@@ -45,6 +47,32 @@ ENTRY_POINT = "verl.trainer.main"
 T = TypeVar("T")
 ACTOR = "worker.actor"
 ROLLOUT = "worker.rollout"
+
+#: Every setting the reader takes; EasyR1's defaults (hiyouga/EasyR1's dataclasses) for those it assumes.
+TABLE = Table(
+    "easyr1",
+    {
+        "gpus_per_node": Setting(("trainer.n_gpus_per_node",), as_int, 8, "verl/trainer/config.py:111"),
+        "nodes": Setting(("trainer.nnodes",), as_int, 1, "verl/trainer/config.py:109"),
+        "ulysses_sp": Setting((f"{ACTOR}.ulysses_sequence_parallel_size",), as_int),
+        "lora_rank": Setting((f"{ACTOR}.model.lora.rank",), as_int),
+        "model": Setting((f"{ACTOR}.model.model_path",), as_model),
+        "algorithm": Setting(("algorithm.adv_estimator",), as_lower),
+        "prompt_length": Setting(("data.max_prompt_length",), as_int),
+        "response_length": Setting(("data.max_response_length",), as_int),
+        "train_batch_size": Setting(("data.rollout_batch_size",), as_int),
+        "mini_batch_size": Setting((f"{ACTOR}.global_batch_size",), as_int),
+        "micro_batch_per_gpu": Setting((f"{ACTOR}.micro_batch_size_per_device_for_update",), as_int),
+        "rollout_n": Setting((f"{ROLLOUT}.n",), as_int),
+        "param_offload": Setting((f"{ACTOR}.offload.offload_params",), as_bool),
+        "optimizer_offload": Setting((f"{ACTOR}.offload.offload_optimizer",), as_bool),
+        "gradient_checkpointing": Setting((f"{ACTOR}.model.enable_gradient_checkpointing",), as_bool),
+        "engine": Setting((f"{ROLLOUT}.name",), as_lower, "vllm", "verl/workers/rollout/config.py:24"),
+        "rollout_tp": Setting((f"{ROLLOUT}.tensor_parallel_size",), as_int),
+        "memory_fraction": Setting((f"{ROLLOUT}.gpu_memory_utilization",), as_float),
+    },
+    "{key}: EasyR1's default ({source})",
+)
 
 
 def claims(command: Command) -> bool:
@@ -129,19 +157,17 @@ class _Reader:
         self.defaults = config.document is not None or "config" not in s.overrides
         """EasyR1's defaults hold unless a config is named that could not be read (it may set anything)."""
 
-    def get(self, key: str, convert: Callable[[str], T | None], fallback: tuple[T, str] | None = None) -> Found[T]:
-        """The override the script writes, else the config's value, else EasyR1's default (``fallback``)."""
+    def get(self, name: str) -> Found[Any]:
+        """The override the script writes, else the config's value, else EasyR1's default."""
+        return TABLE.read(name, self.look_up, self.defaults)
+
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
         override = self.s.overrides.get(key)
-        if override is not None:
-            return from_override(override, convert)
-        found = self.config.found(key, convert)
-        if found.line or fallback is None or not self.defaults:
-            return found
-        return default(fallback[0], f"{key}: {fallback[1]}")
+        return from_override(override, convert) if override is not None else self.config.found(key, convert)
 
     def run(self, problems: list[Problem]) -> Run:
-        per_node = self.get("trainer.n_gpus_per_node", as_int, (8, "EasyR1's default (verl/trainer/config.py:111)"))
-        nodes = self.get("trainer.nnodes", as_int, (1, "EasyR1's default (verl/trainer/config.py:109)"))
+        per_node = self.get("gpus_per_node")
+        nodes = self.get("nodes")
         value = product(per_node, nodes)
         written = f"trainer.n_gpus_per_node={per_node.value} × trainer.nnodes={nodes.value}"
         # the line of the file that wrote it: the script's own first, else the config's
@@ -159,28 +185,25 @@ class _Reader:
             roles=(Role("trainer", gpus, nodes, per_node), Role("rollout", gpus, nodes, per_node, "trainer")),
             colocated=default(True, "EasyR1's hybrid engine (rollout on the trainer's GPUs)"),
             train_backend=default("fsdp", "EasyR1 trains with FSDP only"),
-            ulysses_sp=self.get(f"{ACTOR}.ulysses_sequence_parallel_size", as_int),
-            lora_rank=self.get(f"{ACTOR}.model.lora.rank", as_int),
-            model=self.get(f"{ACTOR}.model.model_path", as_model),
-            algorithm=self.get("algorithm.adv_estimator", as_lower),
-            prompt_length=self.get("data.max_prompt_length", as_int),
-            response_length=self.get("data.max_response_length", as_int),
-            train_batch_size=self.get("data.rollout_batch_size", as_int),
-            mini_batch_size=self.get(f"{ACTOR}.global_batch_size", as_int),
-            micro_batch_per_gpu=self.get(f"{ACTOR}.micro_batch_size_per_device_for_update", as_int),
-            rollout_n=self.get(f"{ROLLOUT}.n", as_int),
-            param_offload=self.get(f"{ACTOR}.offload.offload_params", as_bool),
-            optimizer_offload=self.get(f"{ACTOR}.offload.offload_optimizer", as_bool),
-            gradient_checkpointing=self.get(f"{ACTOR}.model.enable_gradient_checkpointing", as_bool),
-            engine=self._engine(),
-            rollout_tp=self.get(f"{ROLLOUT}.tensor_parallel_size", as_int),
-            memory_fraction=self.get(f"{ROLLOUT}.gpu_memory_utilization", as_float),
+            ulysses_sp=self.get("ulysses_sp"),
+            lora_rank=self.get("lora_rank"),
+            model=self.get("model"),
+            algorithm=self.get("algorithm"),
+            prompt_length=self.get("prompt_length"),
+            response_length=self.get("response_length"),
+            train_batch_size=self.get("train_batch_size"),
+            mini_batch_size=self.get("mini_batch_size"),
+            micro_batch_per_gpu=self.get("micro_batch_per_gpu"),
+            rollout_n=self.get("rollout_n"),
+            param_offload=self.get("param_offload"),
+            optimizer_offload=self.get("optimizer_offload"),
+            gradient_checkpointing=self.get("gradient_checkpointing"),
+            engine=self.get("engine"),
+            rollout_tp=self.get("rollout_tp"),
+            memory_fraction=self.get("memory_fraction"),
             variables=self.s.variables,
             problems=tuple(found + duplicate_problems(self.s) + problems),
         )
-
-    def _engine(self) -> Found[str]:
-        return self.get(f"{ROLLOUT}.name", as_lower, ("vllm", "EasyR1's default (verl/workers/rollout/config.py:24)"))
 
 
 __all__ = ["NAME", "Config", "claims", "claims_config", "config_file", "read", "read_config"]
