@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
+    Setting,
+    Table,
     added,
     as_bool,
     as_float,
@@ -45,6 +47,31 @@ REMOVED = {
     "actor_num_gpus_per_node": "use --num_learners_per_node (it left with the *_thread_ray_gtrl trainers, bac939310)",
     "max_token_length": "delete it (dropped from grpo_fast's arguments in 3a9a97e46)",
 }
+
+#: Every flag the reader takes, by the Run field it gives; the defaults are the dataclass fields of
+#: open_instruct/ (grpo_utils.py, data_loader.py, grpo_fast.py, model_utils.py), cited by line.
+TABLE = Table(
+    "open-instruct",
+    {
+        "colocated": Setting(("single_gpu_mode",), as_bool, False, "grpo_utils.py:158"),
+        "vllm_engines": Setting(("vllm_num_engines",), as_int, 1, "data_loader.py:395"),
+        "rollout_tp": Setting(("vllm_tensor_parallel_size",), as_int, 1, "data_loader.py:396"),
+        "zero_stage": Setting(("deepspeed_stage",), as_int, 0, "grpo_utils.py:168"),
+        "param_offload": Setting(("deepspeed_offload_param",), as_bool, False, "grpo_utils.py:172"),
+        "optimizer_offload": Setting(("deepspeed_offload_optimizer",), as_bool, False, "grpo_utils.py:174"),
+        "ulysses_sp": Setting(("sequence_parallel_size",), as_int, 1, "grpo_utils.py:165"),
+        "model": Setting(("model_name_or_path",), as_text),
+        "use_kl": Setting(("load_ref_policy",), as_bool, True, "grpo_utils.py:148"),
+        "prompt_length": Setting(("max_prompt_token_length",), as_int, 256, "data_loader.py:408"),
+        "response_length": Setting(("response_length",), as_int, 256, "data_loader.py:409"),
+        "train_batch_size": Setting(("num_unique_prompts_rollout",), as_int, 16, "data_loader.py:415"),
+        "micro_batch_per_gpu": Setting(("per_device_train_batch_size",), as_int, 1, "grpo_fast.py:2403"),
+        "rollout_n": Setting(("num_samples_per_prompt_rollout",), as_int, 4, "data_loader.py:414"),
+        "gradient_checkpointing": Setting(("gradient_checkpointing",), as_bool, False, "model_utils.py:190"),
+        "memory_fraction": Setting(("vllm_gpu_memory_utilization",), as_float, 0.9, "data_loader.py:400"),
+    },
+    "--{key} ({source})",
+)
 
 
 @dataclass(frozen=True)
@@ -145,26 +172,27 @@ class _Reader:
         self.reading = reading
         self.path = path
 
-    def get(self, name: str, convert: Callable[[str], T | None], fallback: T | None = None, why: str = "") -> Found[T]:
-        """A flag's one value, else open-instruct's default (its dataclass field, cited where it is called)."""
-        return _one(self.args.get(name), convert, fallback, f"--{name} ({why or 'the default'})")
+    def get(self, name: str) -> Found[Any]:
+        """A flag's one value, else open-instruct's default (its dataclass field, cited in :data:`TABLE`)."""
+        return TABLE.read(name, self.look_up)
 
-    def switch(self, name: str, fallback: bool, why: str) -> Found[bool]:
-        """A bool flag: bare (true), with a value, or ``--no_<name>`` (HfArgumentParser's negation)."""
-        flag = self.args.get(name)
-        negated = self.args.get(f"no_{name}")
-        if flag is None and negated is not None and not negated.values:
-            return Found(False, negated.origin, negated.line, negated.raw, negated.file)
-        if flag is not None and not flag.values:
-            return Found(True, flag.origin, flag.line, flag.raw, flag.file)
-        return _one(flag, as_bool, fallback, f"--{name} ({why})")
+    def look_up(self, key: str, convert: Callable[[str], Any]) -> Found[Any]:
+        """A flag's one value; a bool flag bare (true), or ``--no_<name>`` (HfArgumentParser's negation: false)."""
+        flag = self.args.get(key)
+        if convert is as_bool:
+            negated = self.args.get(f"no_{key}")
+            if flag is None and negated is not None and not negated.values:
+                return Found(False, negated.origin, negated.line, negated.raw, negated.file)
+            if flag is not None and not flag.values:
+                return Found(True, flag.origin, flag.line, flag.raw, flag.file)
+        return _one(flag, convert)
 
     def run(self) -> Run:
         fast = self.entry.endswith("grpo_fast.py")
         learners = self._learners()
-        single = self.switch("single_gpu_mode", False, "grpo_utils.py:158")
-        engines = self.get("vllm_num_engines", as_int, 1, "data_loader.py:395")
-        tp = self.get("vllm_tensor_parallel_size", as_int, 1, "data_loader.py:396")
+        single = self.get("colocated")
+        engines = self.get("vllm_engines")
+        tp = self.get("rollout_tp")
         vllm = derived(product(engines, tp), [engines, tp], "vllm_num_engines × vllm_tensor_parallel_size")
         if single.value:
             gpus = derived(learners.value, [learners, single], "the learners; vLLM shares them (--single_gpu_mode)")
@@ -184,9 +212,9 @@ class _Reader:
             "mason.py --num_nodes (mason's default, mason.py:126)",
         )
         per_node = _one(self.request.get("gpus"), as_int)
-        stage = self.get("deepspeed_stage", as_int, 0, "grpo_utils.py:168") if fast else UNKNOWN
-        param_offload = self.switch("deepspeed_offload_param", False, "grpo_utils.py:172") if fast else UNKNOWN
-        optimizer_offload = self.switch("deepspeed_offload_optimizer", False, "grpo_utils.py:174") if fast else UNKNOWN
+        stage = self.get("zero_stage") if fast else UNKNOWN
+        param_offload = self.get("param_offload") if fast else UNKNOWN
+        optimizer_offload = self.get("optimizer_offload") if fast else UNKNOWN
         offloads = param_offload.value or optimizer_offload.value
         run = Run(
             path=self.path,
@@ -199,24 +227,24 @@ class _Reader:
             roles=(Role("trainer", learners), rollout),
             colocated=single,
             train_backend=self._backend(fast, stage),
-            ulysses_sp=self.get("sequence_parallel_size", as_int, 1, "grpo_utils.py:165"),
+            ulysses_sp=self.get("ulysses_sp"),
             lora_rank=default(0, f"{self.entry} trains the whole model (it never reads --use_peft / --lora_r)"),
-            model=self.get("model_name_or_path", as_text),
+            model=self.get("model"),
             algorithm=Found("grpo", Origin.DERIVED, self.command.line, f"{self.entry} (GRPO)"),
-            use_kl=self.switch("load_ref_policy", True, "grpo_utils.py:148"),
+            use_kl=self.get("use_kl"),
             critic=Found(False, Origin.DERIVED, 0, "GRPO has no critic"),
-            prompt_length=self.get("max_prompt_token_length", as_int, 256, "data_loader.py:408"),
-            response_length=self.get("response_length", as_int, 256, "data_loader.py:409"),
-            train_batch_size=self.get("num_unique_prompts_rollout", as_int, 16, "data_loader.py:415"),
-            micro_batch_per_gpu=self.get("per_device_train_batch_size", as_int, 1, "grpo_fast.py:2403"),
-            rollout_n=self.get("num_samples_per_prompt_rollout", as_int, 4, "data_loader.py:414"),
+            prompt_length=self.get("prompt_length"),
+            response_length=self.get("response_length"),
+            train_batch_size=self.get("train_batch_size"),
+            micro_batch_per_gpu=self.get("micro_batch_per_gpu"),
+            rollout_n=self.get("rollout_n"),
             param_offload=param_offload,
             optimizer_offload=optimizer_offload,
             offload_mode=Found("compute", Origin.SET, 0, "DeepSpeed ZeRO-Offload") if offloads else UNKNOWN,
-            gradient_checkpointing=self.switch("gradient_checkpointing", False, "model_utils.py:190"),
+            gradient_checkpointing=self.get("gradient_checkpointing"),
             engine=default("vllm", "open-instruct's rollouts run on vLLM"),
             rollout_tp=tp,
-            memory_fraction=self.get("vllm_gpu_memory_utilization", as_float, 0.9, "data_loader.py:400"),
+            memory_fraction=self.get("memory_fraction"),
             deprecated=tuple(f"--{name}" for name in REMOVED if name in self.args),
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
