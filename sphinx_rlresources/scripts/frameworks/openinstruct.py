@@ -28,6 +28,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_int,
     as_text,
     default,
+    deprecated,
     derived,
     product,
 )
@@ -276,19 +277,8 @@ class _Reader:
 
     def _problems(self, gpus: Found[int], nodes: Found[int], per_node: Found[int]) -> list[Problem]:
         found = list(self.reading.problems)
-        for name, replacement in REMOVED.items():
-            flag = self.args.get(name)
-            if flag is not None:
-                found.append(
-                    Problem(
-                        flag.line,
-                        f"--{name} is no longer an open-instruct flag and the trainer refuses "
-                        f"to start with it; use {replacement}",
-                        name,
-                        kind="deprecated",
-                        severity="warning",
-                    )
-                )
+        gone = "--{key} is no longer an open-instruct flag and the trainer refuses to start with it; use {advice}"
+        found += deprecated(REMOVED, self.args, gone)
         peft = self.args.get("use_peft") or self.args.get("lora_r")
         if peft is not None:
             found.append(
