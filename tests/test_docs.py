@@ -193,3 +193,19 @@ def test_the_seed_chart_shows_the_estimate_blocks_counts_as_estimates(docs_build
     estimated = {(r[0], r[1]): r for r in rows if r[4] != "—"}
     assert {k: int(r[4].split(" ")[0]) for k, r in estimated.items()} == printed
     assert all(r[2] == r[3] == "—" for r in estimated.values())  # nothing measured there: MIN stays empty
+
+
+def test_the_frameworks_page_prints_every_settings_table(docs_build: tuple[Sphinx, str]) -> None:
+    """Each adapter's table is drawn from the table the adapter reads: every setting, key and source is there."""
+    from sphinx_rlresources.scripts.frameworks import SETTINGS_TABLES
+
+    app, _ = docs_build
+    doctree = app.env.get_doctree("frameworks")
+    tables = list(doctree.findall(nodes.table))
+    assert len(tables) == len(SETTINGS_TABLES)
+    for table, drawn in zip(SETTINGS_TABLES.values(), tables, strict=True):
+        text = drawn.astext().replace("<wbr>", "")  # the break hints of long names
+        for name, setting in table.settings.items():
+            assert name in text
+            for key in (*setting.keys, *setting.old, setting.source):
+                assert key in text, (table.framework, name, key)

@@ -352,6 +352,9 @@ COVERED: dict[str, Place] = {
     "script-checks.rst: rlresources inspect --root tests/frameworks/trl"
     " tests/frameworks/trl/examples/scripts/grpo_docstring.py": SEED,
     "script-checks.rst: rlresources inspect tests/frameworks/launcher/scripts/train/finetune_mason.sh": SEED,
+    # docs/frameworks.rst: a fixture of this repository
+    "frameworks.rst: rlresources inspect tests/frameworks/verl/examples/tuning/scaling/run_qwen2_5_72b_fsdp.sh"
+    " | grep batch_size": SEED,
     "cli.rst: rlresources schema --out data/rlresources.schema.json": SEED,
     "cli.rst: rlresources schema | head -4": SEED,
     "cli.rst: rlresources estimate --model Qwen2.5-72B --task GRPO --device H100 --framework verl --offload "

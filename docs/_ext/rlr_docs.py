@@ -28,7 +28,7 @@ from sphinx_rlresources.core.settings import CONF_SETTINGS
 from sphinx_rlresources.core.validation import schema
 from sphinx_rlresources.estimator.architectures import BUNDLED
 from sphinx_rlresources.estimator.devices import DEVICES, NODE_MEMORY
-from sphinx_rlresources.scripts.frameworks import VOCABULARIES
+from sphinx_rlresources.scripts.frameworks import SETTINGS_TABLES, VOCABULARIES
 from sphinx_rlresources.scripts.frameworks.vocabulary import FAMILIES
 
 # benchmarks/, on the path from conf.py: the estimator's validation is dev-only code
@@ -211,6 +211,53 @@ class Vocabularies(SphinxDirective):
             [20, 80],
         )
         return [table, backends]
+
+
+class FrameworkSettings(SphinxDirective):
+    """``.. rlr-framework-settings:: verl``: the settings an adapter reads, from its own table.
+
+    One row a setting: the :class:`~sphinx_rlresources.scripts.run.Run` field it fills (or
+    the adapter's own name for a value it derives from), the spellings a script writes,
+    older releases' spellings, the default assumed when none is written, and the upstream
+    file and line that default follows.
+    """
+
+    required_arguments = 1
+    final_argument_whitespace = True
+
+    def run(self) -> list[nodes.Node]:
+        table = SETTINGS_TABLES.get(self.arguments[0])
+        if table is None:
+            raise self.error(f"no settings table {self.arguments[0]!r}; known: {', '.join(SETTINGS_TABLES)}")
+        rows: list[list[nodes.Node | str]] = []
+        for name, setting in table.settings.items():
+            rows.append(
+                [
+                    _literal(name),
+                    _spellings(setting.keys),
+                    _spellings(setting.old),
+                    _default(setting.default),
+                    setting.source or "",
+                ]
+            )
+        headers = ["Setting", "Written as", "Older spelling", "Default", "Default follows"]
+        return [_table(headers, rows, [18, 26, 18, 12, 26])]
+
+
+def _spellings(keys: tuple[str, ...]) -> nodes.Node:
+    inline = nodes.inline()
+    for index, key in enumerate(keys):
+        if index:
+            inline += nodes.Text(", ")
+        inline += _literal(key)
+    return inline
+
+
+def _default(value: object) -> nodes.Node | str:
+    """None: no default is assumed (unknown unless written); JSON spells the rest as a config would."""
+    if value is None:
+        return "none"
+    return _literal(value if isinstance(value, str) else json.dumps(value))
 
 
 class EstimatorDevices(SphinxDirective):
@@ -410,4 +457,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("rlr-suggest-points", SuggestPoints)
     app.add_directive("rlr-cli-help", CliHelp)
     app.add_directive("rlr-vocabularies", Vocabularies)
+    app.add_directive("rlr-framework-settings", FrameworkSettings)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -32,7 +32,7 @@ from sphinx_rlresources.scripts.frameworks import (
     trl,
     verl,
 )
-from sphinx_rlresources.scripts.frameworks.base import module_after
+from sphinx_rlresources.scripts.frameworks.base import Table, module_after
 from sphinx_rlresources.scripts.frameworks.pools import settled
 from sphinx_rlresources.scripts.frameworks.vocabulary import Vocabulary, says_lora, task_key
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
@@ -103,6 +103,19 @@ VOCABULARIES: dict[str, Vocabulary] = {
     )
 }
 VOCABULARIES["verl-recipe"] = verl.VOCABULARY  # verl's recipe/ launchers speak verl's names
+SETTINGS_TABLES: dict[str, Table] = {
+    table.framework: table
+    for table in (
+        verl.TABLE,
+        openrlhf.TABLE,
+        slime.TABLE,
+        skyrl.TABLE,
+        skyrl.SFT_TABLE,
+        openinstruct.TABLE,
+        easyr1.TABLE,
+    )
+}
+"""Each adapter's settings that are read as a table (:class:`~.base.Table`), for the docs to print."""
 
 
 def name_says_task(word: str, task: str) -> bool | None:

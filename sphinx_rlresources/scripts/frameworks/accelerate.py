@@ -9,6 +9,9 @@ process whatever ``num_processes`` says (TRL's own ``trl/accelerate_configs/sing
 says 8), and an unquoted ``NO`` is YAML's false -- both read as one process.  The file is
 read as a config adapter of its own (``rlresources inspect X.yaml``) and by the TRL
 adapter for the config a launch names.
+
+No settings table (:class:`~.base.Table`) is kept: the file's keys are read as written,
+with no default assumed but one process for ``distributed_type: NO``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ configs write the two sides apart, ``rollout.backend: "sglang:d4p1t1"`` and
 read the same way; a rollout given a ``scheduling_strategy`` (placed with another role) is not.  Nodes and
 GPUs per node are ``cluster.n_nodes`` and ``cluster.n_gpus_per_node``; the model is
 ``actor.path``.  A launch script's ``key=value`` overrides win over its ``--config``.
+
+No settings table (:class:`~.base.Table`) is kept: the hardware is the allocation string,
+parsed, and the few other settings are read as written, with no default assumed.
 """
 
 from __future__ import annotations

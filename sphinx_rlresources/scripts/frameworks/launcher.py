@@ -14,6 +14,9 @@ framework's own SFT or DPO entry point (``openrlhf.cli.train_sft``,
 own: ``torchrun``'s ``--nnodes`` and ``--nproc_per_node`` are 1 (torch/distributed/run.py);
 ``accelerate``'s and ``deepspeed``'s are decided at run time (a default config file, the
 hostfile), so they are unknown here.
+
+No settings table (:class:`~.base.Table`) is kept: a launcher's flags and ``#SBATCH`` headers
+settle only nodes and GPUs, each by its own rule (counts, ranges, ``gpu:N``).
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ Every value a recipe gets comes from some file of its chain, so "framework defau
 are mostly the base configs' own lines; a parent that cannot be read makes what it would
 set unknown.  Recipe names follow ``<algo>-<model>-<N>n<G>g[-variant]``
 (tests/test_suites/README.md:16-45); :func:`name_fields` parses one, for the naming check.
+
+No settings table (:class:`~.base.Table`) is kept: every value, default or not, is a
+line of the recipe's merged chain (:class:`~.layers.Merged`), cited where it is read.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ GPUs can add up to fewer than the total; the total's text names such ids.  ROLL 
 ``num_gpus_per_node`` with the GPUs of the node it starts on (base_config.py:351-352) and
 needs ``ceil((max id + 1) / size)`` nodes (base_config.py:409-414): the nodes are read on
 nodes of the size the config states, and left to run time when it states none.
+
+No settings table (:class:`~.base.Table`) is kept: the hardware is device-id strings per
+role, and every other value is a line of the merged config chain, cited where it is read.
 """
 
 from __future__ import annotations
