@@ -70,45 +70,41 @@ VOCABULARY = Vocabulary(
 #: releases v0.4.0 .. v0.10.1.post2 (``old``; ``old_default``: every such release has the same default).
 #: Lines: openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62 (dotted) and at v0.8.11 (flat).
 HEAD = "openrlhf/cli/train_ppo_ray.py@3c3be62"
+
+
+def _flag(
+    dotted: str,
+    flat: str | tuple[str, ...],
+    convert: Callable[[str], Any],
+    value: Any = None,
+    lines: str = "",
+    same: bool = True,
+) -> Setting:
+    """A flag in both dialects; ``lines``: its line at HEAD, and `` / `` the flat one's at v0.8.11 (``213 / 206``)."""
+    at, _, flat_at = lines.partition(" / ")
+    source = (f"{HEAD}:{at}" + (f" (v0.8.11:{flat_at})" if flat_at else "")) if at else ""
+    return Setting(
+        (dotted,) if dotted else (), convert, value, source, (flat,) if isinstance(flat, str) else flat, same
+    )
+
+
 TABLE = Table(
     "openrlhf",
     {
-        "actor_nodes": Setting(("actor.num_nodes",), as_int, 1, f"{HEAD}:213 (v0.8.11:206)", old=("actor_num_nodes",)),
-        "actor_gpn": Setting(
-            ("actor.num_gpus_per_node",), as_int, 8, f"{HEAD}:214 (v0.8.11:207)", old=("actor_num_gpus_per_node",)
-        ),
-        "ref_nodes": Setting(("ref.num_nodes",), as_int, 1, f"{HEAD}:200 (v0.8.11:193)", old=("ref_num_nodes",)),
-        "ref_gpn": Setting(
-            ("ref.num_gpus_per_node",), as_int, 8, f"{HEAD}:201 (v0.8.11:194)", old=("ref_num_gpus_per_node",)
-        ),
-        "reward_nodes": Setting(
-            ("reward.num_nodes",), as_int, 1, f"{HEAD}:202 (v0.8.11:195)", old=("reward_num_nodes",)
-        ),
-        "reward_gpn": Setting(
-            ("reward.num_gpus_per_node",), as_int, 8, f"{HEAD}:203 (v0.8.11:196)", old=("reward_num_gpus_per_node",)
-        ),
-        "critic_nodes": Setting(
-            ("critic.num_nodes",), as_int, 1, f"{HEAD}:215 (v0.8.11:208)", old=("critic_num_nodes",)
-        ),
-        "critic_gpn": Setting(
-            ("critic.num_gpus_per_node",), as_int, 8, f"{HEAD}:216 (v0.8.11:209)", old=("critic_num_gpus_per_node",)
-        ),
-        "colocate_actor_ref": Setting(
-            ("train.colocate_actor_ref",), as_bool, False, f"{HEAD}:206 (v0.8.11:199)", old=("colocate_actor_ref",)
-        ),
-        "colocate_critic_reward": Setting(
-            ("train.colocate_critic_reward",), as_bool, False, "", old=("colocate_critic_reward",)
-        ),
-        "colocate_all": Setting(
-            ("train.colocate_all",), as_bool, False, f"{HEAD}:223 (v0.8.11:216)", old=("colocate_all_models",)
-        ),
+        "actor_nodes": _flag("actor.num_nodes", "actor_num_nodes", as_int, 1, "213 / 206"),
+        "actor_gpn": _flag("actor.num_gpus_per_node", "actor_num_gpus_per_node", as_int, 8, "214 / 207"),
+        "ref_nodes": _flag("ref.num_nodes", "ref_num_nodes", as_int, 1, "200 / 193"),
+        "ref_gpn": _flag("ref.num_gpus_per_node", "ref_num_gpus_per_node", as_int, 8, "201 / 194"),
+        "reward_nodes": _flag("reward.num_nodes", "reward_num_nodes", as_int, 1, "202 / 195"),
+        "reward_gpn": _flag("reward.num_gpus_per_node", "reward_num_gpus_per_node", as_int, 8, "203 / 196"),
+        "critic_nodes": _flag("critic.num_nodes", "critic_num_nodes", as_int, 1, "215 / 208"),
+        "critic_gpn": _flag("critic.num_gpus_per_node", "critic_num_gpus_per_node", as_int, 8, "216 / 209"),
+        "colocate_actor_ref": _flag("train.colocate_actor_ref", "colocate_actor_ref", as_bool, False, "206 / 199"),
+        "colocate_critic_reward": _flag("train.colocate_critic_reward", "colocate_critic_reward", as_bool, False),
+        "colocate_all": _flag("train.colocate_all", "colocate_all_models", as_bool, False, "223 / 216"),
         # None, no engines
-        "vllm_engines": Setting(
-            ("vllm.num_engines",), as_int, None, f"{HEAD}:231 (v0.8.11:224)", old=("vllm_num_engines",)
-        ),
-        "vllm_tp": Setting(
-            ("vllm.tensor_parallel_size",), as_int, 1, f"{HEAD}:234 (v0.8.11:227)", old=("vllm_tensor_parallel_size",)
-        ),
+        "vllm_engines": _flag("vllm.num_engines", "vllm_num_engines", as_int, None, "231 / 224"),
+        "vllm_tp": _flag("vllm.tensor_parallel_size", "vllm_tensor_parallel_size", as_int, 1, "234 / 227"),
         "vllm_memory": Setting(
             ("vllm.gpu_memory_utilization",),
             as_float,
@@ -118,21 +114,13 @@ TABLE = Table(
             old_default=False,
         ),
         # switches: absent is False
-        "vllm_sleep": Setting(("vllm.enable_sleep",), as_bool, False, f"{HEAD}:244", old=("vllm_enable_sleep",)),
-        "async": Setting(("train.async_enable",), as_bool, False, f"{HEAD}:274 (v0.8.11:254)", old=("async_train",)),
-        "zero_stage": Setting(("ds.zero_stage",), as_int, 2, f"{HEAD}:308 (v0.8.11:272)", old=("zero_stage",)),
-        "checkpointing": Setting(
-            ("actor.gradient_checkpointing_enable",), as_bool, False, "", old=("gradient_checkpointing",)
-        ),
-        "adam_offload": Setting(
-            ("ds.adam_offload",), as_bool, False, f"{HEAD}:322 (v0.8.11:280)", old=("adam_offload",)
-        ),
-        "ds_tp": Setting(
-            ("ds.tensor_parallel_size",), as_int, 1, f"{HEAD}:353", old=("ds_tensor_parallel_size",), old_default=False
-        ),
-        "dynamic_batch": Setting(
-            ("train.dynamic_batch_enable",), as_bool, False, f"{HEAD}:359 (v0.8.11:305)", old=("use_dynamic_batch",)
-        ),
+        "vllm_sleep": _flag("vllm.enable_sleep", "vllm_enable_sleep", as_bool, False, "244"),
+        "async": _flag("train.async_enable", "async_train", as_bool, False, "274 / 254"),
+        "zero_stage": _flag("ds.zero_stage", "zero_stage", as_int, 2, "308 / 272"),
+        "checkpointing": _flag("actor.gradient_checkpointing_enable", "gradient_checkpointing", as_bool, False),
+        "adam_offload": _flag("ds.adam_offload", "adam_offload", as_bool, False, "322 / 280"),
+        "ds_tp": _flag("ds.tensor_parallel_size", "ds_tensor_parallel_size", as_int, 1, "353", same=False),
+        "dynamic_batch": _flag("train.dynamic_batch_enable", "use_dynamic_batch", as_bool, False, "359 / 305"),
         "max_tokens": Setting(
             ("train.max_tokens_per_gpu",),
             as_int,
@@ -141,11 +129,9 @@ TABLE = Table(
             old=("train_max_tokens_per_gpu",),
             old_default=False,
         ),
-        "lora_rank": Setting(("ds.lora.rank",), as_int, 0, f"{HEAD}:365 (v0.8.11:311)", old=("lora_rank",)),
-        "lora_targets": Setting(("ds.lora.target_modules",), as_text, old=("target_modules",)),
-        "rollout_batch": Setting(
-            ("rollout.batch_size",), as_int, 1024, f"{HEAD}:373 (v0.8.11:319)", old=("rollout_batch_size",)
-        ),
+        "lora_rank": _flag("ds.lora.rank", "lora_rank", as_int, 0, "365 / 311"),
+        "lora_targets": _flag("ds.lora.target_modules", "target_modules", as_text),
+        "rollout_batch": _flag("rollout.batch_size", "rollout_batch_size", as_int, 1024, "373 / 319"),
         "rollout_micro": Setting(
             ("rollout.micro_batch_size",),
             as_int,
@@ -155,7 +141,7 @@ TABLE = Table(
             old_default=False,
         ),
         # prompt + response
-        "max_len": Setting(("data.max_len",), as_int, 2048, f"{HEAD}:379", old=("max_len",), old_default=False),
+        "max_len": _flag("data.max_len", "max_len", as_int, 2048, "379", same=False),
         "max_new_tokens": Setting(
             ("rollout.max_new_tokens",),
             as_int,
@@ -167,33 +153,19 @@ TABLE = Table(
             ),
         ),
         # flat only, removed in v0.9.8
-        "prompt_max_len": Setting((), as_int, old=("prompt_max_len",)),
-        "train_micro": Setting(
-            ("train.micro_batch_size",), as_int, 1, f"{HEAD}:393", old=("micro_train_batch_size",), old_default=False
-        ),
-        "n_samples": Setting(
-            ("rollout.n_samples_per_prompt",), as_int, 1, f"{HEAD}:413 (v0.8.11:351)", old=("n_samples_per_prompt",)
-        ),
-        "init_kl": Setting(("algo.kl.init_coef",), as_float, 0.01, f"{HEAD}:419 (v0.8.11:361)", old=("init_kl_coef",)),
-        "estimator": Setting(
-            ("algo.advantage.estimator",), as_lower, "gae", f"{HEAD}:477 (v0.8.11:383)", old=("advantage_estimator",)
-        ),
+        "prompt_max_len": _flag("", "prompt_max_len", as_int),
+        "train_micro": _flag("train.micro_batch_size", "micro_train_batch_size", as_int, 1, "393", same=False),
+        "n_samples": _flag("rollout.n_samples_per_prompt", "n_samples_per_prompt", as_int, 1, "413 / 351"),
+        "init_kl": _flag("algo.kl.init_coef", "init_kl_coef", as_float, 0.01, "419 / 361"),
+        "estimator": _flag("algo.advantage.estimator", "advantage_estimator", as_lower, "gae", "477 / 383"),
         # A switch since v0.8 (examples/scripts/train_dapo_ray_hybrid_engine.sh); no default taken:
         # older releases lack it.
-        "dynamic_filtering": Setting(("algo.dynamic_filtering_enable",), as_bool, old=("dynamic_filtering",)),
-        "ring_attn": Setting(
-            ("ds.ring_attn_size",), as_int, 1, f"{HEAD}:506", old=("ring_attn_size",), old_default=False
-        ),
-        "model": Setting(("actor.model_name_or_path",), as_model, None, f"{HEAD}:517 (v0.8.11:414)", old=("pretrain",)),
-        "remote_reward": Setting(
-            ("reward.remote_url",), as_text, None, f"{HEAD}:519 (v0.8.11:416)", old=("remote_rm_url",)
-        ),
-        "agent": Setting(
-            ("train.agent_func_path",), as_text, None, f"{HEAD}:524 (v0.8.11:420)", old=("agent_func_path",)
-        ),
-        "ref_offload": Setting(
-            ("ref.offload",), as_bool, False, f"{HEAD}:522 (v0.8.11:419)", old=("ref_reward_offload",)
-        ),
+        "dynamic_filtering": _flag("algo.dynamic_filtering_enable", "dynamic_filtering", as_bool),
+        "ring_attn": _flag("ds.ring_attn_size", "ring_attn_size", as_int, 1, "506", same=False),
+        "model": _flag("actor.model_name_or_path", "pretrain", as_model, None, "517 / 414"),
+        "remote_reward": _flag("reward.remote_url", "remote_rm_url", as_text, None, "519 / 416"),
+        "agent": _flag("train.agent_func_path", "agent_func_path", as_text, None, "524 / 420"),
+        "ref_offload": _flag("ref.offload", "ref_reward_offload", as_bool, False, "522 / 419"),
     },
     "--{key} (OpenRLHF's default: {value})",
 )
