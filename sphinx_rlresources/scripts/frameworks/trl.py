@@ -14,10 +14,8 @@ TRL's own defaults (huggingface/trl@f2cd577: ``trl/trainer/grpo_config.py``,
 ``rloo_config.py``, ``model_config.py``, ``base_config.py``) apply only to TRL's own
 scripts (``trl grpo``, ``trl/scripts/grpo.py``); an example or a user's script may set
 anything in code (``GRPOConfig(use_vllm=True)``, ``LoraConfig()``), so what its command
-line does not say is unknown there.
-
-Its flags are not yet a settings table (:class:`~.base.Table`): one command mixes
-accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
+line does not say is unknown there.  No settings table (:class:`~.base.Table`) is kept: one
+command mixes accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
 """
 
 from __future__ import annotations
@@ -157,9 +155,8 @@ def parse(command: Command) -> Launch | None:
             found = _normal(read_flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
             return Launch(command, "server", None, None, {}, found)
         if _name(text) == "trl" and nxt in TRAINERS:
-            found = _normal(
-                read_flags(command.fields[index + 2 :], SCRIPT_SWITCHES | ACCELERATE_SWITCHES, SCRIPT_VALUED)
-            )
+            switches = SCRIPT_SWITCHES | ACCELERATE_SWITCHES
+            found = _normal(read_flags(command.fields[index + 2 :], switches, SCRIPT_VALUED))
             return Launch(command, "trl", f"trl {nxt}", nxt, found, found)
         if _name(text) == "accelerate" and nxt == "launch":
             return _accelerate(command, index + 2)
@@ -318,6 +315,7 @@ class _Reader:
     # -- the run ----------------------------------------------------------------------------
     def run(self) -> Run:
         trainer, nodes, backend, settings = self._trainer()
+        zero = settings.zero_stage(self.reading.files) if settings and backend.value == "deepspeed" else UNKNOWN
         use_vllm = self._use_vllm()
         mode = self._mode(use_vllm)
         in_use = bool(use_vllm.value)
@@ -356,9 +354,7 @@ class _Reader:
             param_offload=params,
             optimizer_offload=optimizer,
             offload_mode=accelerate.host_offload(params, optimizer),
-            zero_stage=settings.zero_stage(self.reading.files)
-            if settings is not None and backend.value == "deepspeed"
-            else UNKNOWN,
+            zero_stage=zero,
             gradient_checkpointing=self.get("gradient_checkpointing", as_bool),
             engine=self._engine(use_vllm) if self.rollout else UNKNOWN,
             rollout_tp=self._rollout("vllm_tensor_parallel_size", "tensor_parallel_size", mode, server, as_int),
