@@ -65,7 +65,7 @@ MAX_DEVICE_GIB = 16384.0
 MAX_HOST_GIB = 1 << 24
 FRAMEWORKS = ("verl",)
 """Frameworks whose defaults the flags can stand for (``--framework verl``: fp32 FSDP
-parameters, offload by phase, a 0.5 engine budget)."""
+parameters, no offload, offload by phase when asked, a 0.5 engine budget)."""
 
 
 def _whole(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -153,10 +153,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--lora-rank", metavar="RANK", type=_bounded("--lora-rank", "lora_rank"),
         help="LoRA rank (default: 32 for a task ending in -LoRA, else none)")  # fmt: skip
     add("--lora-targets", metavar="MODULES", help="PEFT target_modules (default all-linear; or q_proj,v_proj,...)")
-    _switch(run, "offload", "offload", "offload parameters and optimizer states (the default)", "keep them on the GPU")
+    _switch(
+        run,
+        "offload",
+        "offload",
+        "offload parameters and optimizer states (unsaid: --framework's default, else offloaded)",
+        "keep them on the GPU",
+    )
     add("--offload-mode", choices=OFFLOAD_MODES,
         help="phase (verl's) or compute (FSDP2, ZeRO-Offload; the default without --framework)")  # fmt: skip
-    _switch(run, "ref-offload", "ref_offload", "offload the reference model (the default)", "keep it on the GPU")
+    _switch(
+        run,
+        "ref-offload",
+        "ref_offload",
+        "offload the reference model (unsaid: --framework's default, else offloaded)",
+        "keep it on the GPU",
+    )
     _switch(run, "kl", "kl", "load a reference model for KL", "no reference model (the default)")
     _switch(run, "critic", "critic", "train a critic (PPO's default)", "no critic")
     tokens = ("--prompt-length", "prompt_length", "max prompt tokens (default 512)"), (
