@@ -236,14 +236,9 @@ class _Check:
         got = self.r.train_backend
         if want is None or not self.clear(got) or want == family(str(got.value)):
             return
-        verl = self.r.framework in ("verl", "verl-recipe")
-        hint = (
-            "run it with --config-name=ppo_megatron_trainer or actor_rollout_ref.actor.strategy=megatron"
-            if verl and want == "megatron"
-            else "drop its megatron config"
-            if verl and got.value == "megatron"
-            else f"make it train with {self.entry.train}"
-        )
+        words = vocabulary_of(self.r.framework)
+        advice = words and (words.to_backend.get(want) or words.from_backend.get(str(got.value)))
+        hint = advice or f"make it train with {self.entry.train}"
         self.report(
             "train",
             Subtype.SCRIPT_TRAIN,

@@ -67,6 +67,10 @@ VOCABULARY = Vocabulary(
     # verl/trainer/config/_generated_ppo_trainer.yaml: actor and ref fsdp_config param_offload: false,
     # optimizer_offload: false (the reader's own defaults below say the same for a script).
     defaults={"param_offload": False, "optimizer_offload": False, "ref_param_offload": False},
+    to_backend={
+        "megatron": "run it with --config-name=ppo_megatron_trainer or actor_rollout_ref.actor.strategy=megatron"
+    },
+    from_backend={"megatron": "drop its megatron config"},
 )
 A = "actor_rollout_ref.actor"
 R = "actor_rollout_ref.rollout"

@@ -79,6 +79,10 @@ class Vocabulary:
     floor keeps the least-memory value, as for any framework default."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Spellings of an algorithm that mean another (``dapo`` as an estimator value -> ``grpo``)."""
+    to_backend: Mapping[str, str] = field(default_factory=dict)
+    """A training backend -> how a script of this framework switches to it (a finding's advice)."""
+    from_backend: Mapping[str, str] = field(default_factory=dict)
+    """A training backend -> how a script of this framework leaves it (a finding's advice)."""
 
     @functools.cached_property
     def task_keys(self) -> Mapping[str, frozenset[str]]:
