@@ -245,6 +245,15 @@ def test_visible_devices_without_a_config_or_a_count_are_the_processes() -> None
     assert (run.gpus.value, run.gpus.origin) == (None, Origin.RUNTIME)
 
 
+def test_a_bool_flag_takes_a_written_true_or_false() -> None:
+    # HfArgumentParser gives a bool field nargs="?": `--use_vllm false` turns vLLM off
+    # (huggingface/trl examples pass `--use_peft true`, `--gradient_checkpointing true`).
+    run = text("trl grpo --model_name_or_path Qwen/Qwen2-0.5B --use_vllm false --num_generations 4\n")
+    assert (run.engine.value, run.rollout_n.value) == ("hf", 4)
+    run = text("trl grpo --model_name_or_path Qwen/Qwen2-0.5B --use_vllm True --vllm_mode colocate\n")
+    assert run.engine.value == "vllm"
+
+
 def test_sft_has_no_rollout_and_other_launchers_are_not_trl() -> None:
     run = text("trl sft --model_name_or_path Qwen/Qwen2-0.5B --use_peft --num_processes 8\n")
     assert (run.framework, run.engine.value, run.lora_rank.value, run.gpus.value) == ("trl", None, 16, 8)

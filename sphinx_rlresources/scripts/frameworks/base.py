@@ -276,9 +276,11 @@ def read_flags(
     """``--name value``, ``--name=value`` and bare ``--switch`` arguments; the last of a name wins.
 
     A flag is a switch when it is in ``switches``, or when the next argument is another
-    flag (or there is none).  Names are kept as written, without the leading dashes.  A
-    flag in ``valued`` read as a bare switch lost its value (an elided or empty argument):
-    its value is unknown, not a switch's.
+    flag (or there is none); a switch followed by ``true`` or ``false`` takes it as its
+    value, as the bool flags of Hugging Face's ``HfArgumentParser`` do (``--use_vllm false``).
+    Names are kept as written, without the leading dashes.  A flag in ``valued`` read as a
+    bare switch lost its value (an elided or empty argument): its value is unknown, not a
+    switch's.
     """
     items = list(fields)
     found: dict[str, Flag] = {}
@@ -294,7 +296,8 @@ def read_flags(
             found[name] = Flag(name, inline, field.word.raw, field.line, field.origin, field.file)
             continue
         nxt = items[index] if index < len(items) else None
-        if name in switches or nxt is None or (nxt.value or "").startswith("--"):
+        said = nxt is not None and (nxt.value or "").lower() in ("true", "false")
+        if (name in switches and not said) or nxt is None or (nxt.value or "").startswith("--"):
             found[name] = Flag(name, "", field.word.raw, field.line, field.origin, field.file)
             continue
         index += 1
