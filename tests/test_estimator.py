@@ -385,6 +385,30 @@ def test_the_rollout_tp_divides_the_engines_gpus_and_the_heads() -> None:
     assert estimate(unknown, plan.with_gpus(6)).rollout_tp == 2  # heads unknown: a power of two dividing 6
 
 
+def test_an_engine_sized_from_free_memory_at_start_does_not_see_the_optimizer_states() -> None:
+    """verl's vLLM 0.6.3 takes its share of what is free when it starts, before the first step makes
+    AdamW's moments: the claim is a share of memory those moments fill later (TinyZero's 3B PPO)."""
+    arch, plan = verl_plan(
+        "Qwen2.5-3B", "H100", gpus=2, task="PPO", param_offload=False, optimizer_offload=False,
+        memory_fraction=0.4, budget_of="free-after-weights", rollout_tp=2, critic=True,
+    )  # fmt: skip
+    found = estimate(arch, plan).expected
+    device, weights = plan.device_gib * 2**30, 2 * arch.params() / 2
+    optimizer = sum(t.bytes for t in found.resident if "optimizer states" in t.name)
+    assert optimizer > 20 * 2**30  # the actor's and the critic's Adam moments, fp32, over 2 GPUs
+    at_start = found.resident_bytes - optimizer  # what was on the GPU when the engine measured
+    assert found.engine_claim == pytest.approx(weights + 0.4 * (device - at_start - weights))
+    generation = next(m for m in found.moments if m.name == "generation")
+    assert "before the optimizer's first step" in generation.terms[0].name
+    # offloaded moments were never on the GPU beside it: the claim is a share of what the rest leaves
+    offloaded = estimate(arch, replace(plan, optimizer_offload=True)).expected
+    rest = offloaded.resident_bytes
+    assert offloaded.engine_claim == pytest.approx(weights + 0.4 * (device - rest - weights))
+    # an engine whose budget is a share of the device never measured what was free
+    device_budget = estimate(arch, replace(plan, budget_of="device")).expected
+    assert device_budget.engine_claim == pytest.approx(0.4 * device)
+
+
 def test_min_gpus_and_the_verdict_agree() -> None:
     arch, plan = verl_plan("Qwen2.5-1.5B", "H100", memory_fraction=0.5)
     for shape in (arch, bundled("Qwen2.5-72B")):

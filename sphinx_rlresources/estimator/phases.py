@@ -195,7 +195,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         found.moments.extend(Moment("train", name, tuple(terms)) for name, terms in later)
         return found
     # -- the rollout engine
-    weights, claim, claim_name = _engine(arch, plan, tp, expected, found)
+    weights, claim, claim_name = _engine(arch, plan, tp, expected, found, _unborn(plan, states))
     found.engine_claim = claim
     engine_term = Term("engine", claim_name, claim)
     sleeping = plan.colocated and plan.free_cache_engine
@@ -369,8 +369,34 @@ def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entro
     return [Term("train", f"logits for {what}", 2 * count.all * vocab + (per - 2) * scored * vocab)]
 
 
-def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Estimate) -> tuple[float, float, str]:
-    """(the engine's weights, its claim on each of its GPUs, the claim's name), with its problems."""
+def _unborn(plan: Plan, states: _States) -> float:
+    """Bytes of resident state that do not exist yet when an engine sizes itself from what is free.
+
+    torch's optimizers make their moments in their first ``step()`` (``AdamW._init_group``:
+    ``exp_avg`` and ``exp_avg_sq`` are created when a parameter's state is empty,
+    torch/optim/adamw.py), and verl on its patched vLLM 0.6.3 sizes the KV cache as
+    ``free_gpu_memory * gpu_memory_utilization`` when the engine starts
+    (volcengine/verl@6d96fda ``verl/third_party/vllm/vllm_v_0_6_3/worker.py:201-210``),
+    after the trainer's models and optimizers are built but before any step
+    (``verl/trainer/ppo/ray_trainer.py:512-514`` builds the rollout last).  So the cache
+    takes its share of memory the actor's and the critic's Adam states fill from the
+    first update on, when they stay on the GPU.  Only for FSDP, whose optimizer is
+    ``torch.optim.AdamW`` (``verl/workers/fsdp_workers.py:254,680`` at that commit).
+    """
+    if plan.budget_of != "free-after-weights" or plan.train_backend != "fsdp" or not plan.colocated:
+        return 0.0
+    if plan.optimizer_offload:
+        return 0.0
+    return states.optimizer + (states.critic_optimizer if plan.has_critic else 0.0)
+
+
+def _engine(
+    arch: Architecture, plan: Plan, tp: int, expected: bool, found: Estimate, unborn: float
+) -> tuple[float, float, str]:
+    """(the engine's weights, its claim on each of its GPUs, the claim's name), with its problems.
+
+    ``unborn``: resident bytes that did not exist yet when the engine measured what is free (:func:`_unborn`).
+    """
     params = arch.params()
     # fp8 rollout quantizes the linear layers to 1 byte; the embeddings and the head stay bf16
     weights = (params + arch.embedding_params()) / tp if plan.fp8_rollout else 2 * params / tp
@@ -386,10 +412,10 @@ def _engine(arch: Architecture, plan: Plan, tp: int, expected: bool, found: Esti
         sequences = batch if expected else 1
         claim = weights + one * sequences
         return weights, claim, f"rollout engine: weights (TP={tp}) and the KV cache of {sequences} sequences"
-    free = max(device - resident, 0.0)
+    free = max(device - resident + unborn, 0.0)
     if plan.budget_of == "free-after-weights":
         claim = weights + plan.memory_fraction * max(free - weights, 0.0)
-        of = "what is free after its weights"
+        of = "what is free after its weights" + (", before the optimizer's first step" if unborn else "")
     elif plan.budget_of == "free":
         claim, of = plan.memory_fraction * free, "what is free"
     else:
