@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from framework_fixtures import read, values
 
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.devices import DEVICES
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin
 
@@ -71,3 +75,21 @@ def test_an_invalid_config_is_a_warning_and_its_settings_unknown() -> None:
     assert (run.framework, run.gpus_per_node.value, run.nodes.value) == ("easyr1", None, 1)
     assert [(p.line, p.severity) for p in run.problems] == [(1, "warning")]
     assert "bad.yaml is not valid YAML" in run.problems[0].message
+
+
+def test_easyr1s_actor_is_fp32_and_its_offload_brings_the_states_back_for_each_phase() -> None:
+    """EasyR1 keeps verl's fp32 actor and its manual offload (hiyouga/EasyR1 ``fsdp_workers.py``:
+    ``load_fsdp_model`` and ``load_fsdp_optimizer`` before the update), not FSDP's CPU offload."""
+    run = read("easyr1", "examples/config.yaml")
+    assert (run.param_offload.value, run.optimizer_offload.value) == (True, True)
+    row = Row("Qwen2.5-7B", None, "", "GRPO", 8, "fsdp", "vllm")
+    plan = plan_for_row(row, run, "H100", DEVICES["H100"])
+    assert (plan.offload_mode, plan.param_bytes) == ("phase", 4)
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    update = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's update")
+    back = {t.name: t.bytes for t in update.terms if t.name.endswith("<- host")}
+    assert back["actor parameters (fp32, sharded) <- host"] == 4 * arch.params() / 8
+    assert any(name.startswith("optimizer states") for name in back)
+    silent = plan_for_row(row, read_file("python3 -m verl.trainer.main trainer.nnodes=1\n", "x.sh"), "H100", 80.0)
+    assert silent.memory_fraction == 0.6  # worker.rollout.gpu_memory_utilization's default

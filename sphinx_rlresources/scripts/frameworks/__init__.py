@@ -93,6 +93,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
     v.framework: v
     for v in (
         verl.VOCABULARY,
+        easyr1.VOCABULARY,
         openrlhf.VOCABULARY,
         slime.VOCABULARY,
         trl.VOCABULARY,

@@ -37,6 +37,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import duplicate_problems
+from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.hydra import read_hydra
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
@@ -44,6 +45,29 @@ from sphinx_rlresources.scripts.settings import ScriptSettings
 
 NAME = "easyr1"
 ENTRY_POINT = "verl.trainer.main"
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # algorithm.adv_estimator (hiyouga/EasyR1@b44b311 verl/trainer/core_algos.py:76-86): verl's names
+        "gae": ("PPO",),
+        "grpo": GROUP_TASKS,
+        "grpo_passk": ("GRPO-passk",),
+        "reinforce_plus_plus": ("REINFORCE++",),
+        "remax": ("ReMax",),
+        "rloo": ("RLOO",),
+    },
+    # verl/workers/fsdp_workers.py:198-199: torch_dtype float32 for the actor and critic, bf16 for the ref
+    fsdp_param_bytes=4,
+    # fsdp_workers.py:556-560: load_fsdp_model / load_fsdp_optimizer before the update, offload after
+    # (FSDP's own CPUOffload only with worker.actor.fsdp.enable_cpu_offload, fsdp_workers.py:298-299)
+    offload_mode="phase",
+    memory_fraction=0.6,  # verl/workers/rollout/config.py:32: gpu_memory_utilization
+    # No offload default: the dataclasses say off (verl/workers/actor/config.py:92-93) while the
+    # examples/config.yaml every example script names says on; a silent run is either.
+)
+"""EasyR1's algorithm names and the training defaults that lie outside a script (at b44b311; the
+actor's fp32 parameters and the offload around each phase are the same at 6241a21c, February 2025:
+``fsdp_workers.py:166-167`` and ``:367-371``)."""
 T = TypeVar("T")
 ACTOR = "worker.actor"
 ROLLOUT = "worker.rollout"
@@ -206,4 +230,4 @@ class _Reader:
         )
 
 
-__all__ = ["NAME", "Config", "claims", "claims_config", "config_file", "read", "read_config"]
+__all__ = ["NAME", "VOCABULARY", "Config", "claims", "claims_config", "config_file", "read", "read_config"]
