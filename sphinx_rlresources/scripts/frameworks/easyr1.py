@@ -58,7 +58,7 @@ VOCABULARY = Vocabulary(
     },
     # verl/workers/fsdp_workers.py:198-199: torch_dtype float32 for the actor and critic, bf16 for the ref
     fsdp_param_bytes=4,
-    # fsdp_workers.py:556-560: load_fsdp_model / load_fsdp_optimizer before the update, offload after
+    # fsdp_workers.py:557-561: load_fsdp_model / load_fsdp_optimizer before the update, offload after
     # (FSDP's own CPUOffload only with worker.actor.fsdp.enable_cpu_offload, fsdp_workers.py:298-299)
     offload_mode="phase",
     memory_fraction=0.6,  # verl/workers/rollout/config.py:32: gpu_memory_utilization
