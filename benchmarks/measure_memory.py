@@ -9,8 +9,8 @@ For each bundled model and LoRA rank it:
    initialised, parameters in fp32 as verl's FSDP actor keeps them);
 2. runs the moments the estimator models, on one GPU: the log-prob pass (forward only,
    log-probs and entropy over the vocabulary-wide logits) and the update (bf16 autocast,
-   gradient checkpointing, ``--micro-batch`` sequences of ``--prompt-length +
-   --response-length`` tokens, AdamW's step);
+   gradient checkpointing unless ``--no-gradient-checkpointing``, ``--micro-batch``
+   sequences of ``--prompt-length + --response-length`` tokens, AdamW's step);
 3. with ``--engine-fraction`` (and vLLM installed) starts the engine with dummy weights
    at that ``gpu_memory_utilization`` and generates one batch;
 4. reads the **device's** peak -- NVML's used memory, or ``total - free`` from
@@ -270,7 +270,8 @@ def step(
         model = transformers.AutoModelForCausalLM.from_config(
             transformers_config(arch), dtype=torch.float32, attn_implementation="sdpa"
         )
-    model.gradient_checkpointing_enable()
+    if args.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
     if rank:
         import peft
 
@@ -362,6 +363,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the log-prob pass computes the entropy 2,048 tokens at a time (entropy_from_logits_with_chunking)",
     )
+    found.add_argument(
+        "--no-gradient-checkpointing",
+        dest="gradient_checkpointing",
+        action="store_false",
+        help="keep every layer's activations for the backward pass (TinyZero's PPO recipe)",
+    )
     found.add_argument("--dry-run", action="store_true", help="run the steps on the CPU at 16+16 tokens; no figures")
     return found
 
@@ -386,7 +393,7 @@ def the_gpu(args: argparse.Namespace, peak: DevicePeak) -> tuple[float, str]:
 RUN_SETTINGS = {
     "outcome": "ran", "counter": "none", "gpus": "1", "framework": "verl", "train": "fsdp",
     "dynamic_batch": "false", "remove_padding": "false", "rollout_n": "1", "param_offload": "false",
-    "optimizer_offload": "false", "gradient_checkpointing": "true",
+    "optimizer_offload": "false",
     "fused_kernels": "false", "use_kl": "false", "critic": "false", "repository": "this repository",
     "source": "benchmarks/measure_memory.py",
 }  # fmt: skip
@@ -395,6 +402,9 @@ RUN_SETTINGS = {
 def settings(model: str, rank: int, micro_batch: int, args: argparse.Namespace) -> dict[str, str]:
     """The run as a row of memory_points.csv: what the script estimates it by, and what ``--csv`` writes."""
     variant = ("" if args.update_entropy else "-noent") + ("-chunked" if args.entropy_chunking else "")
+    variant += "" if args.gradient_checkpointing else "-nockpt"
+    if (args.prompt_length, args.response_length) != (512, 1024):  # the defaults' rows keep their ids
+        variant = f"-p{args.prompt_length}-r{args.response_length}{variant}"
     return {
         **RUN_SETTINGS,
         "id": f"{args.device.lower()}-{model.lower()}-{'lora' if rank else 'full'}-mb{micro_batch}{variant}",
@@ -402,6 +412,7 @@ def settings(model: str, rank: int, micro_batch: int, args: argparse.Namespace) 
         "engine": "vllm" if args.engine_fraction else "none",
         "gpu_memory_utilization": str(args.engine_fraction or ""),
         "update_entropy": str(args.update_entropy).lower(), "entropy_chunking": str(args.entropy_chunking).lower(),
+        "gradient_checkpointing": str(args.gradient_checkpointing).lower(),
         "micro_batch": str(micro_batch), "log_prob_micro_batch": str(micro_batch),
         "train_batch": str(micro_batch), "mini_batch": str(micro_batch),
         "prompt_length": str(args.prompt_length), "response_length": str(args.response_length),
