@@ -163,6 +163,20 @@ def transformers_config(arch: Architecture) -> Any:
         "vocab_size": arch.vocab,
         "tie_word_embeddings": arch.tied,
     }
+    if arch.experts:
+        if not arch.qk_norm:
+            raise SystemExit(f"measure_memory: {arch.name}: only Qwen3's mixture-of-experts shape is built")
+        # Every layer sparse, as Qwen3-30B-A3B's config.json has it (decoder_sparse_step 1, no mlp_only_layers).
+        return transformers.Qwen3MoeConfig(
+            head_dim=arch.dim,
+            num_experts=arch.experts,
+            num_experts_per_tok=arch.experts_per_token,
+            moe_intermediate_size=arch.moe_intermediate,
+            norm_topk_prob=True,
+            decoder_sparse_step=1,
+            mlp_only_layers=[],
+            **common,
+        )
     if arch.qk_norm:
         return transformers.Qwen3Config(head_dim=arch.dim, **common)
     if arch.qkv_bias:
@@ -428,15 +442,21 @@ def estimated(values: dict[str, str]) -> Result:
 def validation_rows(
     rows: list[Measured], args: argparse.Namespace, source: str, environment: str = ""
 ) -> list[dict[str, str]]:
-    """One memory_points.csv row per run that ran: the device's peak over the step's moments."""
+    """One memory_points.csv row per run: the device's peak over the step's moments, or ``oom``."""
     runs: dict[tuple[str, int, int], list[Measured]] = {}
     for r in rows:
         if r.moment in MOMENTS:
             runs.setdefault((r.model, r.rank, r.micro_batch), []).append(r)
     found = []
     for (model, rank, micro_batch), moments in runs.items():
-        if any(m.device_gib is None for m in moments):
-            continue  # out of memory: no peak to compare
+        failed = next((m.moment for m in moments if m.device_gib is None), None)
+        if failed is not None:  # out of memory: an outcome to call, no peak to compare
+            found.append({
+                **settings(model, rank, micro_batch, args), "outcome": "oom", "source": source,
+                "note": f"out of memory in or before {failed}; CUDA context {moments[0].context_gib:.2f} GiB;"
+                f" scoring {args.scoring}{environment}",
+            })  # fmt: skip
+            continue
         top = max(moments, key=lambda m: m.device_gib or 0.0)
         found.append({
             **settings(model, rank, micro_batch, args),
