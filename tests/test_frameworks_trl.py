@@ -312,3 +312,41 @@ def test_a_deepspeed_json_stage_of_auto_or_unreadable_stays_unknown() -> None:
     assert read("examples/accelerate_configs/zero_json.yaml", FakeFiles()).zero_stage.value == 2
     bare = "distributed_type: DEEPSPEED\nnum_processes: 2\ndeepspeed_config:\n  deepspeed_config_file: gone.json\n"
     assert "not found" in read_file(bare, "a.yaml", None, FakeFiles()).zero_stage.written
+
+
+def test_a_docstring_offering_several_launches_is_read_from_its_first() -> None:
+    """A launch "without vLLM", then "with vLLM", then with a server: the later ones are alternatives."""
+    run = read("examples/scripts/openenv/three_ways.py")
+    assert (run.framework, run.launch_line) == ("trl", 12)
+    assert settled(run) == {"model": "Qwen/Qwen3-0.6B", "algorithm": "grpo", "engine": "hf"}
+    assert roles(run) == [("trainer", None)]  # the server of the third launch is not this run's
+    assert (run.engine.origin, run.engine.line) == (Origin.SCRIPT_DEFAULT, 31)  # --use-vllm: store_true, not given
+    assert (run.model.origin, run.model.line) == (Origin.SCRIPT_DEFAULT, 30)  # --model-id's default
+    assert run.gpus.origin is Origin.RUNTIME  # plain python: every GPU the Trainer sees
+
+
+def test_the_code_of_the_launched_script_says_its_trainer_and_model() -> None:
+    run = read("examples/scripts/openenv/hard_coded.py")  # `\\` in a plain docstring: one command
+    assert (run.launch_line, run.entry_point) == (10, "examples/scripts/openenv/hard_coded.py")
+    assert settled(run) == {"model": "Qwen/Qwen3-1.7B", "algorithm": "grpo", "engine": "hf"}
+    assert (run.model.origin, run.model.line) == (Origin.SET, 24)  # GRPOTrainer(model="...")
+    assert "grpo_config.py:577" in run.engine.written  # GRPOConfig's use_vllm default, not set in the code
+    run = read("examples/scripts/distill_parsed.py")  # TrlParser into a subclass of GKDConfig
+    assert settled(run) == {"model": "Qwen/Qwen2-0.5B-Instruct", "micro_batch_per_gpu": 4, "engine": "hf"}
+    assert run.engine.written == "transformers' generate (GKDConfig has no use_vllm)"
+
+
+def test_a_launch_with_no_flag_of_trls_own_is_trls_by_its_code() -> None:
+    run = read("examples/scripts/sft_peft_only.py")
+    assert (run.framework, run.model.value, run.gpus.value, run.train_backend.value) == (
+        "trl",
+        "google/gemma-3-4b-it",
+        16,
+        "fsdp",
+    )
+    assert run.engine.value is None  # SFT samples nothing
+
+
+def test_a_config_built_from_spread_arguments_leaves_vllm_unknown() -> None:
+    run = read("examples/scripts/spread_config.py")
+    assert (run.framework, run.model.value, run.engine.value) == ("trl", "Qwen/Qwen3-4B", None)

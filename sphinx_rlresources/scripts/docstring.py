@@ -10,7 +10,9 @@ command lines are kept -- a line that starts a launch (``accelerate launch``, ``
 ``python``, ``torchrun``, ``deepspeed``, ``vllm serve``, ``srun``, ``export`` or
 ``VAR=value``, after an optional ``$`` prompt) and the lines it continues with ``\\``.
 Everything else becomes a blank line, so prose never reaches the shell reader and every
-kept line keeps its number in the file.
+kept line keeps its number in the file.  A plain (not raw) docstring is read as Python
+reads its value: ``\\\\`` is one backslash, so ``x.py \\\\`` at a line's end continues the
+command as the user who copies it sees it.
 """
 
 from __future__ import annotations
@@ -70,7 +72,11 @@ def docstring_script(text: str) -> str | None:
         return None
     first, last = span
     lines = text.splitlines()[first - 1 : last]
+    opening = _OPENING.match(lines[0].lstrip())
+    raw = opening is not None and opening.group(0)[0] in "rR"
     lines[0] = _OPENING.sub("", lines[0].lstrip(), count=1)
+    if not raw:  # the docstring's value: Python reads ``\\`` as one backslash (``x.py \\`` continues the line)
+        lines = [line.replace("\\\\", "\\") for line in lines]
     kept = command_lines(lines)
     return "\n" * (first - 1) + "\n".join(kept) + "\n"
 

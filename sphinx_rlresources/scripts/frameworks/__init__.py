@@ -30,6 +30,7 @@ from sphinx_rlresources.scripts.frameworks import (
     skyrl,
     slime,
     trl,
+    trlcode,
     verl,
 )
 from sphinx_rlresources.scripts.frameworks.base import Table, module_after
@@ -290,16 +291,51 @@ def file_kind(path: str) -> str | None:
 def read_python(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:
     """A Python entry point, through the commands of its module docstring (:mod:`..docstring`); never runs it.
 
-    The docstring is read as one script: with several launches in it, the first one an
-    adapter claims is the run read (TRL's adapter: the first trainer, with the ``trl
-    vllm-serve`` beside it), and ``launch_line`` says which line that is.
+    A docstring that offers several launches ("without vLLM", "with a vLLM server") offers
+    alternatives: the first launch is the run read, with what comes before it (a ``trl
+    vllm-serve`` it uses, an ``export``), and ``launch_line`` says which line that is.
+    When that launch runs the module itself and the module trains with one of TRL's
+    configs, TRL's adapter reads it with what the code says (:mod:`.trlcode`).
     """
     script = docstring_script(text)
     if script is None or not script.strip():
         why = "the module has no docstring with a launch command (a .py file is read through the commands it documents)"
         return Run(path=path, unrecognised=why)
+    reading = interpret(script, env, files, path)
+    first = next((command for command in reading.commands if _launches(command)), None)
+    if first is not None and first is not reading.commands[-1]:
+        last = max(field.line for field in first.fields)
+        script = "\n".join(script.splitlines()[:last]) + "\n"
+        reading = interpret(script, env, files, path)
+    code = trlcode.read(text) if first is not None and _runs_itself(first, path) else None
+    if code is not None and first is not None:
+        launch = next(command for command in reading.commands if command.line == first.line)
+        return settled(trl.read(launch, reading, path, code))
     run = read_run(script, path, env, files)
     return replace(run, unrecognised=f"in its docstring, {run.unrecognised}") if run.unrecognised else run
+
+
+def _launches(command: Command) -> bool:
+    """A command that starts a run (not a ``trl vllm-serve`` beside it, not ``python -m pip``)."""
+    if command.fields[0].value in NEVER_LAUNCHES:
+        return False
+    own = trl.parse(command)
+    if own is not None and own.kind == "server":
+        return False
+    if any(adapter.claims(command) for adapter in ADAPTERS):
+        return True
+    generic = launcher.parse(command)
+    if generic is None or generic.entry is None:
+        return False
+    return generic.kind != "python" or generic.entry.endswith(".py")
+
+
+def _runs_itself(command: Command, path: str) -> bool:
+    """Whether a docstring's launch runs the module it documents (``python examples/scripts/x.py`` in x.py)."""
+    launch = trl.parse(command)
+    if launch is None or launch.kind not in ("python", "accelerate") or not launch.script:
+        return False
+    return launch.script.rsplit("/", 1)[-1] == path.rsplit("/", 1)[-1]
 
 
 def read_file(text: str, path: str, env: Mapping[str, str] | None = None, files: Files | None = None) -> Run:

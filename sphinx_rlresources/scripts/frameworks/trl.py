@@ -14,7 +14,8 @@ TRL's own defaults (huggingface/trl@f2cd577: ``trl/trainer/grpo_config.py``,
 ``rloo_config.py``, ``model_config.py``, ``base_config.py``) apply only to TRL's own
 scripts (``trl grpo``, ``trl/scripts/grpo.py``); an example or a user's script may set
 anything in code (``GRPOConfig(use_vllm=True)``, ``LoraConfig()``), so what its command
-line does not say is unknown there.  No settings table (:class:`~.base.Table`) is kept: one
+line does not say is unknown there -- unless the script is the module whose docstring
+launches it: then its code is read for its config, ``use_vllm`` and model (:mod:`.trlcode`).  No settings table (:class:`~.base.Table`) is kept: one
 command mixes accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
 """
 
@@ -27,7 +28,7 @@ from typing import Any, TypeVar
 
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import candidates
-from sphinx_rlresources.scripts.frameworks import accelerate
+from sphinx_rlresources.scripts.frameworks import accelerate, trlcode
 from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, visible_devices, when
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
@@ -100,26 +101,33 @@ def claims(command: Command) -> bool:
     return bool((MARKERS - {"use_peft"}) & set(launch.args))
 
 
-def read(command: Command, reading: Interpreter, path: str) -> Run:
-    """The :class:`Run` of a script that starts a TRL trainer (and maybe its vLLM server)."""
+def read(command: Command, reading: Interpreter, path: str, code: trlcode.Code | None = None) -> Run:
+    """The :class:`Run` of a script that starts a TRL trainer (and maybe its vLLM server).
+
+    ``code`` is what the launched script's own code says (:mod:`.trlcode`), when the
+    caller read it: ``command`` is then the trainer's launch, whatever its flags.
+    """
     launches = [launch for c in reading.commands if (launch := parse(c)) is not None]
     servers = [launch for launch in launches if launch.kind == "server"]
     # Beside a trl vllm-serve, any accelerate/python launch is the trainer that uses it.
     trainers = [launch for launch in launches if launch.kind != "server" and (servers or claims(launch.command))]
-    trainer = trainers[0] if trainers else None
-    if trainer is None:
+    trainer = parse(command) if code is not None else trainers[0] if trainers else None
+    if trainer is None or trainer.kind == "server":
         first = parse(command)
         assert first is not None
         return _server_only(first, servers, reading, path)
-    return _Reader(trainer, servers, reading, path).run()
+    return _Reader(trainer, servers, reading, path, code).run()
 
 
 class _Reader:
-    def __init__(self, launch: Launch, servers: list[Launch], reading: Interpreter, path: str) -> None:
+    def __init__(
+        self, launch: Launch, servers: list[Launch], reading: Interpreter, path: str, code: trlcode.Code | None
+    ) -> None:
         self.launch = launch
         self.servers = servers
         self.reading = reading
         self.path = path
+        self.code = code
         self.config = self._trl_config()
         self.own = launch.trainer
         self.elided = elided(launch.command.fields)
@@ -235,6 +243,8 @@ class _Reader:
     def _model(self, mode: Found[str]) -> Found[str]:
         """``--model_name_or_path``; unsaid, the model its vLLM server serves (TRL syncs the trained weights to it)."""
         found = self.get("model_name_or_path", as_model)
+        if self.code is not None and not found.line:
+            found = self.code.model_of(self.launch.args)
         if found.line or found.value is not None or mode.value != "server" or not self.servers:
             return found
         flag = self.servers[0].args.get("model")
@@ -249,25 +259,34 @@ class _Reader:
             return Found(self.own, Origin.SET, self.launch.command.line, f"trl {self.own}")
         if self.own:
             return Found(self.own, Origin.SET, self.launch.command.line, self.launch.script or "")
+        if self.code is not None and self.code.trainer.name in VOCABULARY.tasks:
+            written = f"{self.launch.script}: {self.code.config}"
+            return Found(self.code.trainer.name, Origin.DERIVED, self.launch.command.line, written)
         return UNKNOWN
 
     @property
     def rollout(self) -> bool:
         """Whether the trainer generates (GRPO, RLOO, online DPO…), as far as the command tells: not for SFT, DPO."""
+        if self.code is not None:
+            return self.code.trainer.generates
         return self.own is None or self.own in RL_TRAINERS
 
     def _use_vllm(self) -> Found[bool]:
         """``--use_vllm``; unsaid, a ``--vllm_mode`` or a ``trl vllm-serve`` the script starts says vLLM is used."""
+        if self.code is not None:  # the script's code decides, and whether the command's flag is the config's
+            found = self.code.use_vllm(self.launch.args)
+            return self._served() if found.value is None and self.servers else found
         found = self.get("use_vllm", as_bool, own_default=self.own in RL_TRAINERS)
         if found.line or (found.value is not None and found.origin is not Origin.FRAMEWORK_DEFAULT):
             return found
         mode = self.get("vllm_mode", as_lower, own_default=False)
         if mode.value is not None:
             return Found(True, Origin.DERIVED, mode.line, f"{mode.written} (vLLM in use)", mode.file)
-        if self.servers:
-            server = self.servers[0].command
-            return Found(True, Origin.DERIVED, server.line, "the script starts trl vllm-serve")
-        return found
+        return self._served() if self.servers else found
+
+    def _served(self) -> Found[bool]:
+        server = self.servers[0].command
+        return Found(True, Origin.DERIVED, server.line, "the script starts trl vllm-serve")
 
     def _lora(self) -> Found[int]:
         """``--lora_r`` with ``--use_peft`` (ModelConfig: 16, model_config.py:107); 0 without, for TRL's scripts."""
@@ -283,7 +302,9 @@ class _Reader:
         if use_vllm.value:
             return Found("vllm", use_vllm.origin, use_vllm.line, use_vllm.written, use_vllm.file)
         if use_vllm.value is False:
-            return Found("hf", use_vllm.origin, use_vllm.line, "transformers' generate (no --use_vllm)", use_vllm.file)
+            said = use_vllm.written if self.code else "no --use_vllm"
+            why = f"transformers' generate ({said})"
+            return Found("hf", use_vllm.origin, use_vllm.line, why, use_vllm.file)
         return Found(None, use_vllm.origin, use_vllm.line, use_vllm.written) if use_vllm.line else UNKNOWN
 
     def _mode(self, use_vllm: Found[bool]) -> Found[str]:
