@@ -248,3 +248,19 @@ def test_a_here_document_in_a_sourced_file_is_that_files() -> None:
     )
     run = read_file(script, "x.sh", None, Files())
     assert (run.entry_point, run.model.value, run.gpus.value) == ("openrlhf.cli.train_dpo", "m/dpo", 8)
+
+
+def test_a_plain_python_accelerator_trainer_is_one_process_on_one_gpu() -> None:
+    run = read("launcher", "scripts/train/reward_model_plain.sh")
+    assert hardware(run) == (None, "open_instruct/reward_modeling.py", 1, 1, 1)  # two devices visible, one used
+    assert (run.train_backend.value, run.model.value) == ("single", "EleutherAI/pythia-160m")
+    assert "reward_modeling.py:189" in run.gpus.written
+    # finetune.py's Accelerator may get a DeepSpeed plugin from its own flags: one GPU, backend not said
+    run = read_file("python open_instruct/finetune.py --model_name_or_path m/a\n", "x.sh")
+    assert (run.gpus.value, run.train_backend.value, run.model.value) == (1, None, "m/a")
+
+
+def test_a_job_submitter_runs_the_launch_after_an_escaped_and() -> None:
+    run = read("launcher", "scripts/train/dpo_mason_setup.sh")
+    assert hardware(run) == (None, "open_instruct/dpo_tune_cache.py", 32, 4, 8)  # --num_processes 8 is per node
+    assert (run.train_backend.value, run.model.value) == ("deepspeed", "/checkpoints/sft-final")

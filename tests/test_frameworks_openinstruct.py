@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from framework_fixtures import kinds, read, roles, settled
 
+from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin
 
 #: open-instruct's defaults (grpo_utils.py, data_loader.py, model_utils.py at e6c3044) for a DeepSpeed run.
@@ -107,11 +108,12 @@ def test_no_mason_two_learners_and_the_default_engine() -> None:
 
 def test_removed_flags_are_reported_and_leave_the_learners_unknown() -> None:
     run = read("openinstruct", "scripts/train/legacy/old_flags.sh")
-    settled(run, FAST, nodes=2, gpus_per_node=8, model="Qwen/Qwen2.5-7B")
+    # the old spelling of --num_learners_per_node still says what the stale script asks for: 6 + 10 engines
+    settled(run, FAST, gpus=16, nodes=2, gpus_per_node=8, model="Qwen/Qwen2.5-7B")
     assert run.entry_point == "open_instruct/grpo_fast.py"  # after `\&\&python`, no space
     assert run.deprecated == ("--actor_num_gpus_per_node", "--max_token_length")
     assert kinds(run) == [(7, "deprecated", "warning"), (8, "deprecated", "warning")]
-    assert roles(run) == [("trainer", None, None, None, ""), ("rollout", 10, None, None, "")]
+    assert roles(run) == [("trainer", 6, None, None, ""), ("rollout", 10, None, None, "")]
 
 
 def test_values_from_outside_stay_unknown() -> None:
@@ -122,3 +124,26 @@ def test_values_from_outside_stay_unknown() -> None:
     run = read("openinstruct", "scripts/train/legacy/passthrough.sh", env={"MODEL": "Qwen/Qwen3-4B", "LEARNERS": "2 2"})
     settled(run, FAST, gpus=8, model="Qwen/Qwen3-4B")
     assert run.model.origin is Origin.ENV and run.problems == ()
+
+
+def test_the_old_spelling_of_the_learners_with_one_shared_gpu() -> None:
+    run = read("openinstruct", "scripts/train/legacy/single_gpu_old.sh")
+    settled(
+        run,
+        FAST,
+        gpus=1,  # --actor_num_gpus_per_node 1, vLLM on the same GPU
+        colocated=True,
+        model="HuggingFaceTB/SmolLM2-135M",
+        memory_fraction=0.3,
+    )
+    assert run.deprecated == ("--actor_num_gpus_per_node",)
+
+
+def test_mason_is_read_by_one_rule_for_every_launch_it_submits() -> None:
+    """Two tasks after two ``--`` are no one job: not for the generic launcher, not for open-instruct."""
+    script = "python mason.py --num_nodes 2 --gpus 8 -- python open_instruct/grpo_fast.py -- python b.py\n"
+    run = read_file(script, "x.sh")
+    assert (run.framework, run.nodes.value, run.gpus_per_node.value) == ("open-instruct", None, None)
+    plain = read_file("python mason.py --num_nodes 2 --gpus 8 -- python open_instruct/grpo_fast.py\n", "x.sh")
+    generic = read_file("python mason.py --num_nodes 2 --gpus 8 -- python open_instruct/finetune.py\n", "x.sh")
+    assert (plain.nodes, plain.gpus_per_node) == (generic.nodes, generic.gpus_per_node)

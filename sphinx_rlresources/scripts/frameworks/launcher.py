@@ -158,15 +158,21 @@ def _flag_text(field: Field) -> str:
     return raw if raw.startswith("-") and "=" in raw else ""
 
 
-def submitted(command: Command) -> Launch | None:
-    """The launch a job submitter runs (``python mason.py [its flags] -- CMD``), with what it asks for; else None.
+class Submission(NamedTuple):
+    """A command a job submitter runs: what the submitter asks for, and where the command starts."""
 
-    ``mason.py`` (allenai/open-instruct@e6c3044 mason.py:122-126, 598-599) asks Beaker for
-    ``--num_nodes`` replicas (1 unless said) of ``--gpus`` GPUs each (0 unless said), and on
-    several nodes rewrites accelerate's ``--num_processes N`` into ``N × num_nodes`` with
-    ``--num_machines`` (mason.py:533-545): the count written after ``--`` is per node.
-    Every further ``--`` starts another task of the same size, so a command with more
-    than one is not read.
+    job: Job
+    start: int
+    """The index in ``command.fields`` of the first word after ``--``."""
+
+
+def submission(command: Command) -> Submission | None:
+    """``python mason.py [its flags] -- CMD``: the job mason asks for, and where ``CMD`` starts; else None.
+
+    The one reading of ``mason.py`` (allenai/open-instruct@e6c3044 mason.py:122-126,
+    598-599): Beaker is asked for ``--num_nodes`` replicas (1 unless said) of ``--gpus``
+    GPUs each (0 unless said).  Every further ``--`` starts another task of the same
+    size, so a command with more than one is not read.
     """
     values = [field.value for field in command.fields]
     at = next((i for i, text in enumerate(values[:MAX_WRAPPED]) if _name(text) in SUBMITTERS), None)
@@ -179,11 +185,42 @@ def submitted(command: Command) -> Launch | None:
     where = f"{_name(values[at])}'s default"
     nodes = from_override(asked["num_nodes"].override(), as_int) if "num_nodes" in asked else default(1, f"{where}: 1")
     per_node = from_override(asked["gpus"].override(), as_int) if "gpus" in asked else default(0, f"{where}: 0")
-    inner = command._replace(fields=command.fields[cuts[0] + 1 :], prefix=(), inner=())
-    launch = parse(inner)
-    if launch is None or launch.entry is None:
+    gpus = derived(product(nodes, per_node), [nodes, per_node], f"{_name(values[at])} --num_nodes × --gpus")
+    return Submission(Job(nodes, per_node, gpus), cuts[0] + 1)
+
+
+def submitted(command: Command) -> Launch | None:
+    """The launch a job submitter runs (:func:`submission`), with what it asks for; else None.
+
+    On several nodes mason rewrites accelerate's ``--num_processes N`` into ``N ×
+    num_nodes`` with ``--num_machines`` (mason.py:533-545): the count written after
+    ``--`` is per node.  mason runs what follows ``--`` through a shell, so a written
+    ``\\&\\&`` joins commands there: the launch is the part that is one
+    (``source setup.sh \\&\\& accelerate launch …``).
+    """
+    found = submission(command)
+    if found is None:
         return None
-    return launch._replace(command=command, allocation=Job(nodes, per_node))
+    for part in after_and(command.fields[found.start :]):
+        inner = command._replace(fields=part, prefix=(), inner=())
+        launch = parse(inner)
+        if launch is not None and launch.entry is not None:
+            return launch._replace(allocation=found.job)
+    return None
+
+
+def after_and(fields: Sequence[Field]) -> list[tuple[Field, ...]]:
+    """The commands a shell runs from words joined by a literal ``&&`` (also glued: ``&&python``)."""
+    parts: list[list[Field]] = [[]]
+    for field in fields:
+        text = field.value or ""
+        if text.startswith("&&"):
+            parts.append([])
+            if len(text) > 2:
+                parts[-1].append(field._replace(value=text[2:], tail=text[2:]))
+            continue
+        parts[-1].append(field)
+    return [tuple(part) for part in parts if part]
 
 
 def job(text: str) -> Job:
@@ -251,6 +288,7 @@ def read(reading: Interpreter, text: str, path: str) -> Run | None:
                     or slurm.gpus_per_node.line
                     or slurm.gpus.line
                     or visible_devices(launch.command)
+                    or known(launch).alone
                 )
             ),
             None,
@@ -291,6 +329,11 @@ def _hardware(launch: Launch, slurm: Job, reading: Interpreter) -> Hardware:
         nodes = _flag(launch, ("num_nodes", "num-nodes"), ("nodes", slurm.nodes), "")
         # the deepspeed launcher alone does not make the training DeepSpeed's (a Trainer without a ds config is DDP)
         return (*_per_node_times(nodes, per_node), UNKNOWN)
+    alone = known(launch)
+    if alone.alone:  # however many GPUs the job or the devices offer, one process uses one
+        one = Found(1, Origin.DERIVED, launch.command.line, alone.alone)
+        backend = Found(alone.alone_backend, Origin.DERIVED, launch.command.line, alone.alone)
+        return one, one, one, backend if alone.alone_backend else UNKNOWN
     pinned = visible_devices(launch.command)
     if pinned is not None:
         return pinned, default(1, "one process on this machine"), pinned, UNKNOWN
@@ -396,6 +439,10 @@ class Trainer(NamedTuple):
     backend: str | None
     why: str
     """Where the backend is decided, cited."""
+    alone: str = ""
+    """Run by plain ``python``: the ``accelerate.Accelerator()`` it builds (cited) runs one process on one GPU."""
+    alone_backend: str | None = None
+    """Its backend then (``single``), when nothing in its code can turn DeepSpeed on without a launcher."""
 
 
 _OPENRLHF = Trainer(
@@ -404,27 +451,45 @@ _OPENRLHF = Trainer(
     "OpenRLHF trains with DeepSpeed (openrlhf/utils/utils.py get_strategy, OpenRLHF/OpenRLHF@3c3be62)",
 )
 _OPEN_INSTRUCT = Trainer(("model_name_or_path",), None, "")
+_ACCELERATOR = "one process, one GPU: accelerate's Accelerator() without a launcher"
 TRAINERS = {
     **{f"openrlhf.cli.train_{kind}": _OPENRLHF for kind in ("sft", "dpo", "rm", "kto", "prm", "kd")},
     # allenai/open-instruct@e6c3044: the non-RL trainers; accelerate's flags decide their backend
-    **{f"open_instruct/{name}.py": _OPEN_INSTRUCT for name in ("finetune", "dpo_tune_cache", "dpo")},
-    **{f"open_instruct/{name}.py": _OPEN_INSTRUCT for name in ("olmo_core_finetune", "reward_modeling")},
+    "open_instruct/dpo.py": _OPEN_INSTRUCT,
+    "open_instruct/olmo_core_finetune.py": _OPEN_INSTRUCT,
+    # Accelerator(...) at finetune.py:396 and dpo_tune_cache.py:139, which may build a DeepSpeed plugin from
+    # their own flags (--zero_stage); reward_modeling.py:189 builds none
+    **{
+        f"open_instruct/{name}.py": _OPEN_INSTRUCT._replace(alone=f"{_ACCELERATOR} (open_instruct/{name}.py:{line})")
+        for name, line in (("finetune", 396), ("dpo_tune_cache", 139))
+    },
+    "open_instruct/reward_modeling.py": _OPEN_INSTRUCT._replace(
+        alone=f"{_ACCELERATOR} (open_instruct/reward_modeling.py:189)", alone_backend="single"
+    ),
 }
 """Entry points whose model flag (and backend) are known, though the framework's adapter reads only its RL launch."""
 
 
 def _trainer(launch: Launch, backend: Found[str]) -> tuple[Found[str], Found[str]]:
     """The model (and the backend, when the trainer has one) of an entry point :data:`TRAINERS` knows."""
-    entry = (launch.entry or "").removeprefix("./")
-    known = next((t for name, t in TRAINERS.items() if entry == name or entry.endswith("/" + name)), None)
-    if known is None:
+    trainer = known(launch)
+    if not trainer.model:
         return UNKNOWN, backend
     args = read_flags(launch.command.fields[launch.args :])
-    flag = next((args[name] for name in known.model if name in args), None)
+    flag = next((args[name] for name in trainer.model if name in args), None)
     model = from_override(flag.override(), as_model) if flag is not None else UNKNOWN
-    if known.backend is not None and backend.value is None:
-        backend = Found(known.backend, Origin.DERIVED, launch.command.line, f"{launch.entry}: {known.why}")
+    if trainer.backend is not None and backend.value is None:
+        backend = Found(trainer.backend, Origin.DERIVED, launch.command.line, f"{launch.entry}: {trainer.why}")
     return model, backend
+
+
+NOT_KNOWN = Trainer((), None, "")
+
+
+def known(launch: Launch) -> Trainer:
+    """The :data:`TRAINERS` entry of a launch's entry point (one with no model flags when it is not known)."""
+    entry = (launch.entry or "").removeprefix("./")
+    return next((t for name, t in TRAINERS.items() if entry == name or entry.endswith("/" + name)), NOT_KNOWN)
 
 
 __all__ = ["TRAINERS", "Job", "Launch", "Trainer", "job", "parse", "read", "submitted"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
+from sphinx_rlresources.scripts.frameworks import launcher
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
     Setting,
@@ -138,12 +139,9 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
     """The :class:`Run` of an open-instruct GRPO launch."""
     index, entry = _entry(command) or (0, "")
     fields = list(command.fields)
-    mason = next((i for i, f in enumerate(fields[:index]) if (f.value or "").endswith("mason.py")), None)
-    request: dict[str, Flag] = {}
-    if mason is not None:
-        end = next((i for i in range(mason, index) if fields[i].value == "--"), index)
-        request = flags(fields[mason + 1 : end])
-    run = _Reader(flags(fields[index + 1 :]), request, mason is not None, entry, command, reading, path).run()
+    asked = launcher.submission(command)
+    job = asked.job if asked is not None and asked.start <= index else None
+    run = _Reader(flags(fields[index + 1 :]), job, entry, command, reading, path).run()
     return replace(run, problems=(*run.problems, *_unset(fields[index + 1 :])))
 
 
@@ -158,16 +156,15 @@ class _Reader:
     def __init__(
         self,
         args: dict[str, Flag],
-        request: dict[str, Flag],
-        mason: bool,
+        job: launcher.Job | None,
         entry: str,
         command: Command,
         reading: Interpreter,
         path: str,
     ) -> None:
         self.args = args
-        self.request = request
-        self.mason = mason
+        self.job = job
+        """What ``mason.py`` asks Beaker for, when the launch is submitted with it (:func:`.launcher.submission`)."""
         self.entry = entry
         self.command = command
         self.reading = reading
@@ -206,13 +203,8 @@ class _Reader:
                 "sum(num_learners_per_node) + vllm_num_engines × vllm_tensor_parallel_size",
             )
             rollout = Role("rollout", vllm if single.value is False else UNKNOWN)
-        nodes = _one(
-            self.request.get("num_nodes"),
-            as_int,
-            1 if self.mason else None,
-            "mason.py --num_nodes (mason's default, mason.py:126)",
-        )
-        per_node = _one(self.request.get("gpus"), as_int)
+        nodes = self.job.nodes if self.job is not None else UNKNOWN
+        per_node = self.job.gpus_per_node if self.job is not None else UNKNOWN
         stage = self.get("zero_stage") if fast else UNKNOWN
         param_offload = self.get("param_offload") if fast else UNKNOWN
         optimizer_offload = self.get("optimizer_offload") if fast else UNKNOWN
@@ -223,7 +215,7 @@ class _Reader:
             entry_point=self.entry,
             launch_line=self.command.line,
             gpus=gpus,
-            nodes=nodes if self.mason else UNKNOWN,
+            nodes=nodes,
             gpus_per_node=per_node,
             roles=(Role("trainer", learners), rollout),
             colocated=single,
@@ -253,12 +245,14 @@ class _Reader:
         return replace(run, problems=tuple(problems))
 
     def _learners(self) -> Found[int]:
-        """``--num_learners_per_node 8 8`` (one GPU per learner, a list: grpo_utils.py:160, default [1])."""
-        flag = self.args.get("num_learners_per_node")
+        """``--num_learners_per_node 8 8`` (one GPU per learner, a list: grpo_utils.py:160, default [1]).
+
+        ``--actor_num_gpus_per_node`` is its older spelling, with the same list and default
+        (open_instruct/grpo_fast.py before bac939310): a stale script asks for what it says
+        there, though today's trainer refuses the flag (reported as deprecated).
+        """
+        flag = self.args.get("num_learners_per_node") or self.args.get("actor_num_gpus_per_node")
         if flag is None:
-            if "actor_num_gpus_per_node" in self.args:
-                old = self.args["actor_num_gpus_per_node"]
-                return Found(None, Origin.UNKNOWN, old.line, f"{old.raw} (a removed flag: the run fails to start)")
             return default(1, "--num_learners_per_node (the default, [1]: grpo_utils.py:160)")
         counts = [as_int(v) if v is not None else None for v in flag.values]
         if not counts or any(c is None for c in counts):
@@ -290,7 +284,7 @@ class _Reader:
                 )
             )
         asked = product(nodes, per_node)
-        if self.mason and asked is not None and gpus.value is not None and asked != gpus.value:
+        if self.job is not None and asked is not None and gpus.value is not None and asked != gpus.value:
             more = asked > gpus.value
             found.append(
                 Problem(

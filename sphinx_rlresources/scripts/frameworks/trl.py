@@ -15,8 +15,9 @@ TRL's own defaults (huggingface/trl@f2cd577: ``trl/trainer/grpo_config.py``,
 scripts (``trl grpo``, ``trl/scripts/grpo.py``); an example or a user's script may set
 anything in code (``GRPOConfig(use_vllm=True)``, ``LoraConfig()``), so what its command
 line does not say is unknown there -- unless the script is the module whose docstring
-launches it: then its code is read for its config, ``use_vllm`` and model (:mod:`.trlcode`).  No settings table (:class:`~.base.Table`) is kept: one
-command mixes accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
+launches it: then its code is read for its config, ``use_vllm`` and model
+(:mod:`.trlcode`).  No settings table (:class:`~.base.Table`) is kept: one command mixes
+accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
 """
 
 from __future__ import annotations
