@@ -3,7 +3,8 @@
 The run's GPUs are the learners plus the vLLM engines, which share the learners' GPUs
 only in ``--single_gpu_mode`` (allenai/open-instruct@e6c3044
 open_instruct/grpo_fast_resource_plan.py:26-55, "min_total_cluster_gpus").  ``mason.py``
-asks Beaker for ``--num_nodes × --gpus``: that is the job's allocation, reported as the
+asks Beaker for ``--num_nodes × --gpus`` (read by :func:`.launcher.submission`, the one
+reading of mason for every launch it submits): that is the job's allocation, reported as the
 nodes and GPUs per node, and it may exceed what the run uses (a problem worth a
 warning: those GPUs idle).  Flags are parsed by HfArgumentParser, which refuses any it
 does not know, so flags removed from open-instruct are reported as deprecated.
@@ -299,12 +300,10 @@ class _Reader:
         return found
 
 
-def _one(
-    flag: Flag | None, convert: Callable[[str], T | None], fallback: T | None = None, written: str = ""
-) -> Found[T]:
-    """The single value of a flag (unknown if it has several or none), else ``fallback`` as the framework's default."""
+def _one(flag: Flag | None, convert: Callable[[str], T | None]) -> Found[T]:
+    """The single value of a flag (unknown if it has several, none, or is not written)."""
     if flag is None:
-        return default(fallback, written) if fallback is not None else UNKNOWN
+        return UNKNOWN
     if len(flag.values) != 1 or flag.values[0] is None:
         return Found(
             None, Origin.RUNTIME if flag.origin is Origin.RUNTIME else Origin.UNKNOWN, flag.line, flag.raw, flag.file
