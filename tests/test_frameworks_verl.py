@@ -420,3 +420,13 @@ def test_a_variables_bare_name_is_read_as_the_variable_it_means() -> None:
     unknown = read_file(script.replace("model_path=Qwen/Qwen2-72B-Instruct", "model_path=$1"), "run.sh")
     assert unknown.model.value == "model_path"  # a variable known only at run time: blamed, and not compared
     assert [p.key for p in unknown.problems if p.kind == "missing-dollar"] == ["actor_rollout_ref.model.path"]
+
+
+def test_an_engine_named_by_the_scripts_first_argument_is_its_default_when_run_without_one() -> None:
+    # Idiom from verl-project/verl@b178a3c examples/grpo_trainer/run_glm41v_9b.sh (ENGINE=${1:-vllm}, `$@` last).
+    script = (
+        "set -x\nENGINE=${1:-vllm}\n\npython3 -m verl.trainer.main_ppo \\\n"
+        "    actor_rollout_ref.rollout.name=$ENGINE \\\n    trainer.n_gpus_per_node=8 \\\n    trainer.nnodes=1 $@\n"
+    )
+    run = read_file(script, "examples/grpo_trainer/run_x.sh")
+    assert (run.engine.value, run.engine.origin, run.engine.line) == ("vllm", Origin.SCRIPT_DEFAULT, 5)

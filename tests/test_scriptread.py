@@ -222,6 +222,21 @@ def test_a_default_when_the_script_sets_the_variable() -> None:
     assert values(found) == {"a.b": "2", "a.c": "5", "a.d": "", "a.e": "yes", "a.f": "2"}
 
 
+def test_a_script_argument_with_a_default_is_the_default_when_run_without_one() -> None:
+    """``ENGINE=${1:-vllm}`` (verl's examples): run as written, with no argument, the default holds."""
+    found = read(
+        """\
+        ENGINE=${1:-vllm}
+        python3 t.py a.engine=$ENGINE a.bare=$1 a.alt=${1:+x} a.required=${1:?an engine} a.assigned=${1:=y}
+        """
+    )
+    assert values(found) == {"a.engine": "vllm", "a.bare": None, "a.alt": "", "a.required": None, "a.assigned": "y"}
+    assert found.overrides["a.engine"].origin == "script-default"
+    inside = read("f() { python3 t.py a.inner=${1:-none} a.second=${2:-two} a.flag=${1:+given}; }\nf sglang\n")
+    assert values(inside) == {"a.inner": "sglang", "a.second": "two", "a.flag": "given"}  # the call's arguments
+    assert found.problems == []
+
+
 def test_sanity_problems() -> None:
     found = read(
         """\

@@ -107,6 +107,11 @@ class Expander:
 
     # -- variables ---------------------------------------------------------------------------
     def variable(self, name: str) -> Value:
+        if name.isdigit():  # ``${1:-x}``: an argument of the function being called (set only when given)
+            item = self.positional[int(name) - 1] if self.is_set(name) and self.positional else None
+            if item is None:
+                return Value(None, frozenset(), "", "runtime")
+            return Value(item.value, item.missing, item.tail, item.origin)
         if name in self.vars:
             return self.vars[name]
         if name in self.arrays:
@@ -122,6 +127,8 @@ class Expander:
         return Value(None, frozenset({name}), "", "runtime")
 
     def is_set(self, name: str) -> bool:
+        if name.isdigit():  # the script's own arguments (at the top level) are given at run time: none here
+            return self.positional is not None and int(name) <= len(self.positional)
         return name in self.vars or name in self.arrays or name in self.env
 
     def assign(self, name: str, value: Value) -> None:
@@ -241,7 +248,7 @@ class Expander:
         default = self.expand(part.arg, depth + 1)
         origin = "script-default" if default.value is not None else "runtime"
         result = Expanded(default.value, default.tail, default.missing, origin)
-        if part.op in (":=", "="):
+        if part.op in (":=", "=") and not part.name.isdigit():  # bash cannot assign to an argument
             self.assign(part.name, Value(result.value, result.missing, result.tail, origin))
         return result
 

@@ -390,7 +390,7 @@ class Lexer:
 
     def _parameter(self, inner: str, quoted: bool, line: int) -> Part:  # noqa: C901 - one case per ${...} operator
         """``${...}``: a plain name, a name with a default/alternative, or unknown."""
-        match = NAME_RE.match(inner)
+        match = NAME_RE.match(inner) or _positional(inner)
         if not match:
             return (
                 Opaque(inner, quoted)
@@ -430,6 +430,15 @@ class Lexer:
                             sub.pos += 1
                 return Var(name, op, tuple(arg), quoted)
         return Opaque("parameter", quoted)
+
+
+_POSITIONAL = re.compile(r"[1-9][0-9]?")
+
+
+def _positional(inner: str) -> re.Match[str] | None:
+    """``${1:-vllm}``: a script argument with a default (read as a variable named ``1``); bare ``${1}`` is not."""
+    match = _POSITIONAL.match(inner)
+    return match if match and inner[match.end() :].startswith(PARAM_OPS) else None
 
 
 def _ansi_c(body: str) -> str:
