@@ -12,7 +12,7 @@ from framework_fixtures import read, roles, settled
 
 from sphinx_rlresources.safe.tomlsafe import MAX_DEPTH, TomlError, load
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.frameworks.primerl import SETTINGS
+from sphinx_rlresources.scripts.frameworks.primerl import SFT_TABLE, TABLE
 from sphinx_rlresources.scripts.run import Origin
 
 RL_DEFAULTS = {
@@ -204,7 +204,7 @@ def test_toml_is_bounded_before_it_is_parsed() -> None:
 
 
 def test_every_setting_default_cites_the_config_class() -> None:
-    for name, setting in SETTINGS.items():
+    for name, setting in [*TABLE.settings.items(), *SFT_TABLE.settings.items()]:
         assert setting.default is None or setting.source.endswith(tuple("0123456789")), name
 
 

@@ -423,7 +423,7 @@ def test_a_variables_bare_name_is_read_as_the_variable_it_means() -> None:
 
 
 def test_an_engine_named_by_the_scripts_first_argument_is_its_default_when_run_without_one() -> None:
-    # Idiom from verl-project/verl@b178a3c examples/grpo_trainer/run_glm41v_9b.sh (ENGINE=${1:-vllm}, `$@` last).
+    # Idiom from volcengine/verl@b178a3c examples/grpo_trainer/run_glm41v_9b.sh (ENGINE=${1:-vllm}, `$@` last).
     script = (
         "set -x\nENGINE=${1:-vllm}\n\npython3 -m verl.trainer.main_ppo \\\n"
         "    actor_rollout_ref.rollout.name=$ENGINE \\\n    trainer.n_gpus_per_node=8 \\\n    trainer.nnodes=1 $@\n"

@@ -115,6 +115,8 @@ SETTINGS_TABLES: dict[str, Table] = {
         skyrl.SFT_TABLE,
         openinstruct.TABLE,
         easyr1.TABLE,
+        primerl.TABLE,
+        primerl.SFT_TABLE,
     )
 }
 """Each adapter's settings that are read as a table (:class:`~.base.Table`), for the docs to print."""

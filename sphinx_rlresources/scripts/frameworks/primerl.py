@@ -20,22 +20,24 @@ the GPUs its launcher gives it.
 prime-rl trains with FSDP2 (``torch.distributed.fsdp.fully_shard``,
 ``src/prime_rl/trainer/model.py:22``) and serves rollouts with vLLM
 (``src/prime_rl/inference/vllm/``).  Each setting read from the files is declared in
-:data:`SETTINGS`, with its keys (first written wins), converter, default and the line
-of the config class that defaults it (``packages/prime-rl-configs/src/prime_rl/configs/``
-at PrimeIntellect-ai/prime-rl@559b447).  Nothing is evaluated; an unreadable file
-named by a launch leaves what it could set unknown.
+:data:`TABLE` (:data:`SFT_TABLE` for ``sft``), with its keys (first written wins),
+converter, default and the line of the config class that defaults it
+(``packages/prime-rl-configs/src/prime_rl/configs/`` at PrimeIntellect-ai/prime-rl@559b447).
+Nothing is evaluated; an unreadable file named by a launch leaves what it could set unknown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any
 
 from sphinx_rlresources.safe.tomlsafe import TomlDocument, TomlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
+    Setting,
+    Table,
     added,
     as_bool,
     as_float,
@@ -59,55 +61,56 @@ MAX_FILES = 16
 """The most ``@ file`` arguments one launch merges (each is read once, bounded)."""
 
 
-class Setting(NamedTuple):
-    """One setting of a prime-rl config: where it may be written, how it reads, and its default."""
-
-    keys: tuple[str, ...]
-    """Dotted keys, the first written winning (a component's own before the shared one)."""
-    convert: Callable[[Any], Any]
-    default: Any = None
-    """The config class's default; None when it has none (or it is not taken)."""
-    source: str = ""
-    """The file and line of the config class that says the default."""
-
-
-# The rl entry point's settings (RLConfig and its sections); lines at PrimeIntellect-ai/prime-rl@559b447.
-SETTINGS: dict[str, Setting] = {
-    "model": Setting(
-        ("model.name", "trainer.model.name", "orchestrator.model.name", "inference.model.name"),
-        as_recipe_model,
-        "Qwen/Qwen3-0.6B",
-        "shared.py:146",
-    ),
-    # trainer.model.seq_len and orchestrator.seq_len win over the shared seq_len (rl.py:287-288)
-    "max_total_length": Setting(
-        ("trainer.model.seq_len", "orchestrator.seq_len", "seq_len"), as_int, 2048, "trainer.py:182"
-    ),
-    "response_length": Setting(
-        ("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"), as_int
-    ),
-    "algorithm": Setting(("orchestrator.algo.type",), as_lower, "grpo", "orchestrator.py:448"),
-    "train_cp": Setting(("trainer.model.cp",), as_int, 1, "trainer.py:224"),
-    "train_ep": Setting(("trainer.model.ep",), as_int),  # "auto" by default: decided at run time
-    "param_offload": Setting(("trainer.model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
-    "rollout_tp": Setting(
-        ("inference.vllm.tensor_parallel_size", "inference.parallel.tp"), as_int, 1, "inference.py:84"
-    ),
-    "memory_fraction": Setting(
-        ("inference.vllm.gpu_memory_utilization", "inference.gpu_memory_utilization"), as_float, 0.9, "inference.py:102"
-    ),
-    "lora_rank": Setting(("trainer.model.lora.rank",), as_int, 16, "trainer.py:104"),
-}
+SHOWN = "{key}: {value} (prime-rl's default, {source})"
+# The rl entry point's settings (RLConfig and its sections): dotted keys, the first written winning (a
+# component's own before the shared one); lines at PrimeIntellect-ai/prime-rl@559b447.
+TABLE = Table(
+    NAME,
+    {
+        "model": Setting(
+            ("model.name", "trainer.model.name", "orchestrator.model.name", "inference.model.name"),
+            as_recipe_model,
+            "Qwen/Qwen3-0.6B",
+            "shared.py:146",
+        ),
+        # trainer.model.seq_len and orchestrator.seq_len win over the shared seq_len (rl.py:287-288)
+        "max_total_length": Setting(
+            ("trainer.model.seq_len", "orchestrator.seq_len", "seq_len"), as_int, 2048, "trainer.py:182"
+        ),
+        "response_length": Setting(
+            ("orchestrator.train.sampling.max_completion_tokens", "orchestrator.sampling.max_tokens"), as_int
+        ),
+        "algorithm": Setting(("orchestrator.algo.type",), as_lower, "grpo", "orchestrator.py:448"),
+        "train_cp": Setting(("trainer.model.cp",), as_int, 1, "trainer.py:224"),
+        "train_ep": Setting(("trainer.model.ep",), as_int),  # "auto" by default: decided at run time
+        "param_offload": Setting(("trainer.model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
+        "rollout_tp": Setting(
+            ("inference.vllm.tensor_parallel_size", "inference.parallel.tp"), as_int, 1, "inference.py:84"
+        ),
+        "memory_fraction": Setting(
+            ("inference.vllm.gpu_memory_utilization", "inference.gpu_memory_utilization"),
+            as_float,
+            0.9,
+            "inference.py:102",
+        ),
+        "lora_rank": Setting(("trainer.model.lora.rank",), as_int, 16, "trainer.py:104"),
+    },
+    SHOWN,
+)
 # The sft entry point's (SFTConfig): the model and data sections, no orchestrator.
-SFT_SETTINGS: dict[str, Setting] = {
-    "model": Setting(("model.name",), as_recipe_model, "Qwen/Qwen3-0.6B", "shared.py:146"),
-    "max_total_length": Setting(("data.seq_len",), as_int, 128, "sft.py:43"),
-    "train_batch_size": Setting(("data.batch_size",), as_int, 128, "sft.py:40"),
-    "micro_batch_per_gpu": Setting(("data.micro_batch_size",), as_int, 1, "sft.py:46"),
-    "train_cp": Setting(("model.cp",), as_int, 1, "trainer.py:224"),
-    "param_offload": Setting(("model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
-    "lora_rank": Setting(("model.lora.rank",), as_int, 16, "trainer.py:104"),
-}
+SFT_TABLE = Table(
+    f"{NAME} (sft)",
+    {
+        "model": Setting(("model.name",), as_recipe_model, "Qwen/Qwen3-0.6B", "shared.py:146"),
+        "max_total_length": Setting(("data.seq_len",), as_int, 128, "sft.py:43"),
+        "train_batch_size": Setting(("data.batch_size",), as_int, 128, "sft.py:40"),
+        "micro_batch_per_gpu": Setting(("data.micro_batch_size",), as_int, 1, "sft.py:46"),
+        "train_cp": Setting(("model.cp",), as_int, 1, "trainer.py:224"),
+        "param_offload": Setting(("model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
+        "lora_rank": Setting(("model.lora.rank",), as_int, 16, "trainer.py:104"),
+    },
+    SHOWN,
+)
 # [deployment]: (rl default, sft default, the lines that say them).
 DEPLOYMENT: dict[str, tuple[int | None, int | None, str]] = {
     "gpus_per_node": (8, 8, "rl.py:173, sft.py:151"),
@@ -345,21 +348,13 @@ class _Reader:
         self.kind = layers.kind
         self.path = path
 
-    def setting(self, name: str, table: dict[str, Setting]) -> Found[Any]:
-        """A declared setting: the first of its keys written, else its default (when every file was read)."""
-        setting = table[name]
-        for key in setting.keys:
-            found = self.m.found(key, setting.convert)
-            if found.line or found.origin is not Origin.UNKNOWN or found.written:
-                return found
-        if setting.default is None or not self.m.complete:
-            return UNKNOWN
-        return default(setting.default, f"{setting.keys[0]}: {setting.default} (prime-rl's default, {setting.source})")
-
     def run(self) -> Run:
-        table = SFT_SETTINGS if self.kind == "sft" else SETTINGS
-        names = [n for n in table if n != "lora_rank" and n in COMPONENT_SETTINGS.get(self.kind, table)]
-        values: dict[str, Any] = {name: self.setting(name, table) for name in names}
+        table = SFT_TABLE if self.kind == "sft" else TABLE
+        names = [
+            n for n in table.settings if n != "lora_rank" and n in COMPONENT_SETTINGS.get(self.kind, table.settings)
+        ]
+        # a setting's default holds only when every file of the chain was read
+        values: dict[str, Any] = {name: table.read(name, self.m.found, self.m.complete) for name in names}
         serving = self.kind == "rl" and self.m.has("inference")
         if self.kind == "rl" and not serving:  # no server started: its engine settings are another's
             values.pop("rollout_tp", None)
@@ -586,4 +581,4 @@ def _ids(value: Any) -> list[int] | None:
     return [i for i in ids if i is not None] if all(i is not None and i >= 0 for i in ids) else None
 
 
-__all__ = ["NAME", "SETTINGS", "SFT_SETTINGS", "Setting", "claims", "kind_of", "layers_of", "read", "read_toml"]
+__all__ = ["NAME", "SFT_TABLE", "TABLE", "claims", "kind_of", "layers_of", "read", "read_toml"]
