@@ -12,7 +12,7 @@ from framework_fixtures import read, roles, settled
 
 from sphinx_rlresources.safe.tomlsafe import MAX_DEPTH, TomlError, load
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.frameworks.primerl import SFT_TABLE, TABLE
+from sphinx_rlresources.scripts.frameworks.primerl import SFT_TABLE, TABLE, read_toml
 from sphinx_rlresources.scripts.run import Origin
 
 RL_DEFAULTS = {
@@ -214,3 +214,24 @@ def test_disaggregated_inference_counts_prefill_and_decode_nodes_of_every_replic
     assert (run.gpus.value, run.nodes.value, run.gpus_per_node.value) == (144, 18, 8)
     assert roles(run) == [("trainer", 32, 4, 8, ""), ("rollout", 112, 14, 8, "")]
     assert run.model.value == "example/Big-MoE"  # the trainer's own, with no shared [model]
+
+
+def test_an_evals_config_against_another_host_uses_no_gpu_of_its_own() -> None:
+    run = read("primerl", "examples/evals/remote.toml")
+    assert (run.framework, run.unrecognised, run.gpus.value, run.model.value) == (
+        "prime-rl",
+        "",
+        0,
+        "some-lab/some-model",
+    )
+    assert (run.gpus.line, run.model.line) == (7, 4)
+    assert (run.engine.value, run.train_backend.value, run.nodes.value) == (None, None, None)  # no server, no training
+
+
+def test_an_evals_config_against_a_local_server_leaves_its_gpus_unknown() -> None:
+    run = read("primerl", "examples/evals/local.toml")
+    assert (run.framework, run.gpus.value, run.model.value) == ("prime-rl", None, "Qwen/Qwen3-0.6B")  # evals.py:73
+    assert "on this machine" in run.gpus.written
+    online = read_toml('model = "m"\n[eval.client]\nbase_url = "https://x.example.com/v1"\n[online]\n', "e.toml")
+    assert (online.framework, online.gpus.value) == ("prime-rl", None)  # its weights come from a trainer
+    assert read_toml('[eval]\nmodel = "m"\n', "e.toml").unrecognised  # no client, no sources: not an evals config

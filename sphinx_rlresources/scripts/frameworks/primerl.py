@@ -34,6 +34,7 @@ from typing import Any
 
 from sphinx_rlresources.safe.tomlsafe import TomlDocument, TomlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
+from sphinx_rlresources.scripts.frameworks import primeevals
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
     Setting,
@@ -317,13 +318,16 @@ def read(command: Command, reading: Interpreter, path: str) -> Run:
 
 
 def read_toml(text: str, path: str) -> Run:
-    """The :class:`Run` of a TOML file on its own: a prime-rl config, else not recognised (with why)."""
+    """The :class:`Run` of a TOML file on its own: a prime-rl config (an evals one: :mod:`.primeevals`), else
+    not recognised (with why)."""
     try:
         document = load(text)
     except TomlError as err:
         problem = Problem(err.line, f"the config is not valid TOML (column {err.column}): {err.message}")
         return Run(path=path, problems=(problem,), unrecognised="the file is not valid TOML")
     kind = kind_of(document)
+    if kind is None and primeevals.claims(document):
+        return primeevals.read(document, path)
     if kind is None:
         keys = [str(key) for key in list(document.value)[:5]]
         listed = ", ".join(f"'{key}'" for key in keys[:4]) + (", ..." if len(keys) > 4 else "")
