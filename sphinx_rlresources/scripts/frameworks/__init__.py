@@ -117,6 +117,9 @@ SETTINGS_TABLES: dict[str, Table] = {
         easyr1.TABLE,
         primerl.TABLE,
         primerl.SFT_TABLE,
+        trl.TABLES["grpo"],
+        trl.TABLES["rloo"],
+        trl.TABLES["sft"],
     )
 }
 """Each adapter's settings that are read as a table (:class:`~.base.Table`), for the docs to print."""

@@ -16,8 +16,8 @@ scripts (``trl grpo``, ``trl/scripts/grpo.py``); an example or a user's script m
 anything in code (``GRPOConfig(use_vllm=True)``, ``LoraConfig()``), so what its command
 line does not say is unknown there -- unless the script is the module whose docstring
 launches it: then its code is read for its config, ``use_vllm`` and model
-(:mod:`.trlcode`).  No settings table (:class:`~.base.Table`) is kept: one command mixes
-accelerate's, the script's and vLLM's server flags, each with its own vocabulary.
+(:mod:`.trlcode`).  TRL's defaults are a settings table per trainer (:data:`TABLES`, keyed
+by flag); accelerate's and the vLLM server's flags are read where the placement is.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from sphinx_rlresources.scripts.frameworks import accelerate, trlcode
 from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, visible_devices, when
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
+    Setting,
+    Table,
     as_bool,
     as_float,
     as_int,
@@ -43,7 +45,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
-from sphinx_rlresources.scripts.frameworks.trlcommand import MARKERS, RL_TRAINERS, Launch, parse
+from sphinx_rlresources.scripts.frameworks.trlcommand import MARKERS, RL_TRAINERS, TRAINERS, Launch, parse
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
@@ -67,19 +69,41 @@ VOCABULARY = Vocabulary(
     defaults={"param_offload": False, "optimizer_offload": False, "engine": "hf"},
 )
 T = TypeVar("T")
-#: TRL's own defaults per trainer (grpo_config.py / rloo_config.py @f2cd577, lines of the field).
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "grpo": {"num_generations": 8, "max_completion_length": 512, "beta": 0.0},  # 474, 488, 671
-    "rloo": {"num_generations": 2, "max_completion_length": 512, "beta": 0.05},  # 297, 311, 494
+COMMON_SETTINGS = {
+    "use_peft": Setting(("use_peft",), as_bool, False, "trl/trainer/model_config.py:103"),
+    "lora_r": Setting(("lora_r",), as_int, 16, "trl/trainer/model_config.py:107"),
+    "gradient_checkpointing": Setting(("gradient_checkpointing",), as_bool, True, "trl/trainer/base_config.py:61"),
 }
-for _trainer in RL_TRAINERS:
-    # grpo_config.py:577, 661, 646 (rloo_config.py:400, 484, 469)
-    DEFAULTS[_trainer].update(use_vllm=False, vllm_tensor_parallel_size=1, vllm_gpu_memory_utilization=0.3)
-COMMON_DEFAULTS: dict[str, Any] = {
-    "use_peft": False,  # model_config.py:103
-    "lora_r": 16,  # model_config.py:107
-    "gradient_checkpointing": True,  # base_config.py:61
+"""What every TRL trainer's arguments default (ModelConfig, the base TrainingArguments) at huggingface/trl@f2cd577."""
+
+
+def _rl(
+    config: str, generations: tuple[int, int], beta: tuple[float, int], lines: tuple[int, int, int, int]
+) -> dict[str, Setting]:
+    """A sampling trainer's own defaults: its config file and the line of each field."""
+    source = f"trl/trainer/{config}:{{}}"
+    return {
+        "num_generations": Setting(("num_generations",), as_int, generations[0], source.format(generations[1])),
+        "max_completion_length": Setting(("max_completion_length",), as_int, 512, source.format(lines[0])),
+        "beta": Setting(("beta",), as_float, beta[0], source.format(beta[1])),
+        "use_vllm": Setting(("use_vllm",), as_bool, False, source.format(lines[1])),
+        "vllm_tensor_parallel_size": Setting(("vllm_tensor_parallel_size",), as_int, 1, source.format(lines[2])),
+        "vllm_gpu_memory_utilization": Setting(
+            ("vllm_gpu_memory_utilization",), as_float, 0.3, source.format(lines[3])
+        ),
+    }
+
+
+SHOWN = "--{key} (TRL's default for OWN: {value})"
+RL_SETTINGS = {
+    "grpo": _rl("grpo_config.py", (8, 474), (0.0, 671), (488, 577, 661, 646)),
+    "rloo": _rl("rloo_config.py", (2, 297), (0.05, 494), (311, 400, 484, 469)),
 }
+TABLES = {
+    own: Table(f"trl ({own})", {**COMMON_SETTINGS, **RL_SETTINGS.get(own, {})}, SHOWN.replace("OWN", own))
+    for own in TRAINERS
+}
+"""TRL's own defaults per trainer, for TRL's own scripts (``trl grpo``, ``trl/scripts/grpo.py``) only."""
 #: TRL's shipped accelerate configs by name (trl/cli/accelerate_config.py): their backend, known from the name.
 NAMED_CONFIGS = {
     "zero1": "deepspeed",
@@ -138,16 +162,17 @@ class _Reader:
     # -- values -----------------------------------------------------------------------------
     def get(self, name: str, convert: Callable[[str], T | None], own_default: bool = True) -> Found[T]:
         """A training argument from the command line, else the ``--config`` YAML, else TRL's default (own scripts)."""
+        table = TABLES.get(self.own or "")
+        if table is not None and name in table.settings:
+            found: Found[T] = table.read(name, self._look_up, own_default and not self.elided)
+            return found
+        return self._look_up(name, convert)
+
+    def _look_up(self, name: str, convert: Callable[[str], T | None]) -> Found[T]:
         flag = self.launch.args.get(name)
         if flag is not None:
             return from_override(flag.override(), convert)
-        if name in self.config:
-            return self.config[name]
-        if own_default and self.own is not None and not self.elided:
-            defaults = {**COMMON_DEFAULTS, **DEFAULTS.get(self.own, {})}
-            if name in defaults:
-                return default(defaults[name], f"--{name} (TRL's default for {self.own}: {defaults[name]})")
-        return UNKNOWN
+        return self.config.get(name, UNKNOWN)
 
     def _trl_config(self) -> dict[str, Found[Any]]:
         """The scalar keys of ``trl grpo --config cfg.yaml`` (training and accelerate arguments alike)."""
