@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.scripts.docstring import docstring_script
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin, Run
 
@@ -350,3 +351,9 @@ def test_a_launch_with_no_flag_of_trls_own_is_trls_by_its_code() -> None:
 def test_a_config_built_from_spread_arguments_leaves_vllm_unknown() -> None:
     run = read("examples/scripts/spread_config.py")
     assert (run.framework, run.model.value, run.engine.value) == ("trl", "Qwen/Qwen3-4B", None)
+
+
+def test_a_plain_docstring_is_read_as_python_reads_its_backslashes() -> None:
+    plain = '"""\npython x.py \\\\\n    --a 1\n"""\n'  # the file holds `x.py \\`: the docstring's value, `x.py \`
+    assert docstring_script(plain) == "\npython x.py \\\n    --a 1\n\n"
+    assert docstring_script("r" + plain) == "\npython x.py \\\\\n    --a 1\n\n"  # a raw one holds both

@@ -81,6 +81,17 @@ _LITERAL = re.compile(r"""\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)'|(True|False|None)\b|
 
 
 @dataclass(frozen=True)
+class Said:
+    """How the code decides one value: ``how`` is ``default`` (never set: the config's default), ``literal``
+    (``what`` is the text written), ``flag`` (``what`` is the script's own flag's destination), ``unread``
+    (set in a way not read here) or ``none`` (not said at all); ``line`` is where, in the file."""
+
+    how: str
+    what: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class Argument:
     """One ``parser.add_argument("--name", …)`` of the script's own ``argparse`` parser."""
 
@@ -99,36 +110,37 @@ class Code:
     trainer: Trainer
     parsed: bool
     """The command line is parsed into the config (``TrlParser``): its flags are the config's."""
-    vllm: tuple[str, str, int]
-    """How ``use_vllm`` is decided: (``default``|``literal``|``flag``|``unread``, the value or flag's dest, line)."""
-    model: tuple[str, str, int]
-    """The trainer's ``model=``: (``literal``|``flag``|``unread``|``none``, the text or flag's dest, line)."""
+    vllm: Said
+    """How ``use_vllm`` is decided."""
+    model: Said
+    """The trainer's ``model=`` argument."""
     arguments: Mapping[str, Argument]
 
     def use_vllm(self, args: Mapping[str, Flag]) -> Found[bool]:
         """Whether the launch with ``args`` generates with vLLM, as the code decides it."""
+        said = self.vllm
         if not self.trainer.vllm:
             return Found(False, Origin.FRAMEWORK_DEFAULT, 0, f"{self.config} has no use_vllm")
-        how, what, line = self.vllm
-        if how == "default":
+        if said.how == "default":
             flag = args.get("use_vllm") if self.parsed else None
             if flag is not None:
                 return from_override(flag.override(), as_bool)
             return Found(False, Origin.FRAMEWORK_DEFAULT, 0, f"use_vllm: False ({self.config}, {self.trainer.vllm})")
-        if how == "literal":
-            return Found(what == "True", Origin.SET, line, f"use_vllm={what} in the script's code")
-        if how == "flag" and what in self.arguments:
-            return self._flag(what, args, as_bool)
-        return Found(None, Origin.UNKNOWN, line, "use_vllm is set in the script's code in a way not read here")
+        if said.how == "literal":
+            return Found(said.what == "True", Origin.SET, said.line, f"use_vllm={said.what} in the script's code")
+        if said.how == "flag" and said.what in self.arguments:
+            return self._flag(said.what, args, as_bool)
+        return Found(None, Origin.UNKNOWN, said.line, "use_vllm is set in the script's code in a way not read here")
 
     def model_of(self, args: Mapping[str, Flag]) -> Found[str]:
         """The model the trainer loads, as the code decides it (unknown where the code does not say)."""
-        how, what, line = self.model
-        if how == "literal":
-            value = as_model(what)
-            return Found(value, Origin.SET if value else Origin.UNKNOWN, line, f'model="{what}" in the script\'s code')
-        if how == "flag" and what in self.arguments:
-            return self._flag(what, args, as_model)
+        said = self.model
+        if said.how == "literal":
+            value = as_model(said.what)
+            written = f'model="{said.what}" in the script\'s code'
+            return Found(value, Origin.SET if value else Origin.UNKNOWN, said.line, written)
+        if said.how == "flag" and said.what in self.arguments:
+            return self._flag(said.what, args, as_model)
         return UNKNOWN
 
     def _flag(self, dest: str, args: Mapping[str, Flag], convert: Callable[[str], T | None]) -> Found[T]:
@@ -158,8 +170,8 @@ def read(text: str) -> Code | None:
     config = _resolved(config, parents)
     trainer = CONFIGS[config]
     vllm = _vllm(code)
-    if vllm[0] == "default" and not parsed and _spread(code, config):
-        vllm = ("unread", "", 0)  # GRPOConfig(**kwargs): the field may be in what is spread
+    if vllm.how == "default" and not parsed and _spread(code, config):
+        vllm = Said("unread")  # GRPOConfig(**kwargs): the field may be in what is spread
     return Code(config, trainer, parsed, vllm, _model(code), _arguments(code))
 
 
@@ -203,23 +215,23 @@ def _line(code: str, at: int) -> int:
     return code.count("\n", 0, at) + 1
 
 
-def _vllm(code: str) -> tuple[str, str, int]:
+def _vllm(code: str) -> Said:
     """``use_vllm`` as the code sets it: never (the config's default), a literal, the script's own flag."""
     found = [m for m in _TOKEN.finditer(code) if not _is_read(code, m)]
     if not found:
-        return "default", "", 0
+        return Said("default")
     match = found[0]
     line = _line(code, match.start())
     after = code[match.end() : match.end() + 200]
     keyword = re.match(r"\s*=(?!=)", after)
     if len(found) > 1 or match.group(0) != "use_vllm" or keyword is None:
-        return "unread", "", line
+        return Said("unread", "", line)
     value = _LITERAL.match(after[keyword.end() :])
     if value is None or not re.match(r"\s*[,)\n]", after[keyword.end() + value.end() :]):
-        return "unread", "", line
+        return Said("unread", "", line)
     if value.group(3) in ("True", "False"):
-        return "literal", value.group(3), line
-    return ("flag", value.group(5), line) if value.group(5) else ("unread", "", line)
+        return Said("literal", value.group(3), line)
+    return Said("flag", value.group(5), line) if value.group(5) else Said("unread", "", line)
 
 
 def _is_read(code: str, match: re.Match[str]) -> bool:
@@ -233,7 +245,7 @@ def _is_read(code: str, match: re.Match[str]) -> bool:
     return False
 
 
-def _model(code: str) -> tuple[str, str, int]:
+def _model(code: str) -> Said:
     """The first ``…Trainer(`` call's ``model=`` argument (or its first positional one)."""
     for match in _CALL.finditer(code):
         if not match.group(1).endswith("Trainer") or match.group(1)[0].islower() or _defines(code, match):
@@ -244,11 +256,11 @@ def _model(code: str) -> tuple[str, str, int]:
         start = keyword.end() if keyword else 0
         value = _LITERAL.match(arguments[start:])
         if value is None:
-            return "unread", "", line
+            return Said("unread", "", line)
         if value.group(1) is not None or value.group(2) is not None:
-            return "literal", value.group(1) or value.group(2) or "", line
-        return ("flag", value.group(5), line) if value.group(5) else ("unread", "", line)
-    return "none", "", 0
+            return Said("literal", value.group(1) or value.group(2) or "", line)
+        return Said("flag", value.group(5), line) if value.group(5) else Said("unread", "", line)
+    return Said("none")
 
 
 def _defines(code: str, match: re.Match[str]) -> bool:
@@ -296,4 +308,4 @@ def _arguments(code: str) -> dict[str, Argument]:
     return found
 
 
-__all__ = ["CONFIGS", "Argument", "Code", "Trainer", "read"]
+__all__ = ["CONFIGS", "Argument", "Code", "Said", "Trainer", "read"]
