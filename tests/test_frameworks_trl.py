@@ -357,3 +357,13 @@ def test_a_plain_docstring_is_read_as_python_reads_its_backslashes() -> None:
     plain = '"""\npython x.py \\\\\n    --a 1\n"""\n'  # the file holds `x.py \\`: the docstring's value, `x.py \`
     assert docstring_script(plain) == "\npython x.py \\\n    --a 1\n\n"
     assert docstring_script("r" + plain) == "\npython x.py \\\\\n    --a 1\n\n"  # a raw one holds both
+
+
+def test_a_data_step_before_the_launch_is_not_the_launch() -> None:
+    doc = (
+        '"""\npython scripts/prepare.py --out data\n\n'
+        "accelerate launch --num_processes 2 examples/scripts/x.py --use_vllm\n\n"
+        'accelerate launch --num_processes 8 examples/scripts/x.py --use_vllm\n"""\n'
+    )
+    run = read_file(doc, "examples/scripts/x.py")
+    assert (run.framework, run.launch_line, run.gpus.value) == ("trl", 4, 2)

@@ -307,7 +307,7 @@ def read_python(text: str, path: str, env: Mapping[str, str] | None = None, file
         why = "the module has no docstring with a launch command (a .py file is read through the commands it documents)"
         return Run(path=path, unrecognised=why)
     reading = interpret(script, env, files, path)
-    first = next((command for command in reading.commands if _launches(command)), None)
+    first = next((command for command in reading.commands if _launches(command, path)), None)
     if first is not None and first is not reading.commands[-1]:
         last = max(field.line for field in first.fields)
         script = "\n".join(script.splitlines()[:last]) + "\n"
@@ -320,8 +320,9 @@ def read_python(text: str, path: str, env: Mapping[str, str] | None = None, file
     return replace(run, unrecognised=f"in its docstring, {run.unrecognised}") if run.unrecognised else run
 
 
-def _launches(command: Command) -> bool:
-    """A command that starts a run (not a ``trl vllm-serve`` beside it, not ``python -m pip``)."""
+def _launches(command: Command, path: str) -> bool:
+    """A command that starts a run: one an adapter claims (not a ``trl vllm-serve`` beside it), a launcher's,
+    or plain ``python`` of the module itself -- not ``python prepare_data.py`` or ``python -m pip`` before it."""
     if command.fields[0].value in NEVER_LAUNCHES:
         return False
     own = trl.parse(command)
@@ -332,7 +333,7 @@ def _launches(command: Command) -> bool:
     generic = launcher.parse(command)
     if generic is None or generic.entry is None:
         return False
-    return generic.kind != "python" or generic.entry.endswith(".py")
+    return generic.kind != "python" or _runs_itself(command, path)
 
 
 def _runs_itself(command: Command, path: str) -> bool:
