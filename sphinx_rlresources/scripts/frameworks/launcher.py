@@ -13,7 +13,9 @@ framework's own SFT or DPO entry point (``openrlhf.cli.train_sft``,
 ``open_instruct/finetune.py``), whose settings no adapter reads.  Defaults follow each launcher's
 own: ``torchrun``'s ``--nnodes`` and ``--nproc_per_node`` are 1 (torch/distributed/run.py);
 ``accelerate``'s and ``deepspeed``'s are decided at run time (a default config file, the
-hostfile), so they are unknown here.
+hostfile), so they are unknown here.  A plain ``python`` of a trainer known to build
+``accelerate.Accelerator()`` (:data:`TRAINERS`) is one process on one GPU, whatever else
+the machine offers.
 
 No settings table (:class:`~.base.Table`) is kept: a launcher's flags and ``#SBATCH`` headers
 settle only nodes and GPUs, each by its own rule (counts, ranges, ``gpu:N``).
