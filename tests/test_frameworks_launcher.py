@@ -57,6 +57,7 @@ def test_accelerate_run_as_a_module() -> None:
         # mason's defaults: one node, no GPUs (mason.py:122-126)
         ("python mason.py --cluster c -- python train.py\n", (0, 1, 0)),
         ("python mason.py --num_nodes 2 --gpus 8 -- torchrun --nproc_per_node 8 train.py\n", (16, 2, 8)),
+        ("uv run mason.py --num_nodes 2 --gpus 8 -- torchrun --nproc_per_node 8 train.py\n", (16, 2, 8)),
         # the launch starts 4 per node on 8 asked for: which is the run's is not guessed
         ("python mason.py --gpus 8 -- accelerate launch --num_processes 4 train.py\n", (None, 1, 8)),
         ("python mason.py --gpus $GPUS -- python train.py\n", (None, 1, None)),

@@ -178,7 +178,7 @@ def submission(command: Command) -> Submission | None:
     """
     values = [field.value for field in command.fields]
     at = next((i for i, text in enumerate(values[:MAX_WRAPPED]) if _name(text) in SUBMITTERS), None)
-    if at is None or at == 0 or _name(values[at - 1]) not in ("python", "python3"):
+    if at is None or not _run_by_python(values, at):
         return None
     cuts = [i for i in range(at + 1, len(values)) if values[i] == "--"]
     if len(cuts) != 1 or cuts[0] + 1 >= len(values):
@@ -189,6 +189,14 @@ def submission(command: Command) -> Submission | None:
     per_node = from_override(asked["gpus"].override(), as_int) if "gpus" in asked else default(0, f"{where}: 0")
     gpus = derived(product(nodes, per_node), [nodes, per_node], f"{_name(values[at])} --num_nodes × --gpus")
     return Submission(Job(nodes, per_node, gpus), cuts[0] + 1)
+
+
+def _run_by_python(values: list[str | None], at: int) -> bool:
+    """``python mason.py`` or ``uv run mason.py``: open-instruct's scripts write both
+    (allenai/open-instruct@e6c3044 scripts/train/qwen/*.sh use ``uv run``)."""
+    if at >= 1 and _name(values[at - 1]) in ("python", "python3"):
+        return True
+    return at >= 2 and _name(values[at - 2]) == "uv" and values[at - 1] == "run"
 
 
 def submitted(command: Command) -> Launch | None:
