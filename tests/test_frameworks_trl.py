@@ -367,3 +367,35 @@ def test_a_data_step_before_the_launch_is_not_the_launch() -> None:
     )
     run = read_file(doc, "examples/scripts/x.py")
     assert (run.framework, run.launch_line, run.gpus.value) == ("trl", 4, 2)
+
+
+def test_vllms_own_server_is_the_rollout_of_a_trainer_that_generates_on_it() -> None:
+    """AsyncGRPO always asks a ``vllm serve``: its GPUs are a pool, the total counts both."""
+    run = read("examples/scripts/openenv/async_agent.py")
+    assert (run.framework, run.launch_line) == ("trl", 20)
+    assert settled(run) == {
+        "gpus": 3,  # the server's devices 0,1 + the trainer's 2
+        "colocated": False,
+        "engine": "vllm",
+        "train_backend": "single",
+        "model": "Qwen/Qwen3-8B",  # the script's own --model, as the command gives it
+        "algorithm": "grpo",
+        "rollout_tp": 2,  # vllm serve --tensor-parallel-size 2
+        "memory_fraction": 0.9,
+    }
+    assert roles(run) == [("trainer", 1), ("rollout", 2)]
+    assert (run.model.origin, run.model.line) == (Origin.SET, 21)
+    assert "async_grpo_config.py:230" in run.engine.written
+    run = read("examples/scripts/async_unpinned.py")  # neither pinned: processes + TP × DP
+    assert (run.gpus.value, run.model.value, run.rollout_tp.value) == (4, "Qwen/Qwen3-0.6B", 1)
+    assert roles(run) == [("trainer", 2), ("rollout", 2)]
+    assert run.rollout_tp.written == "vllm serve --tensor-parallel-size (vLLM's default)"
+
+
+def test_vllms_own_server_beside_another_trainer_is_a_server_of_its_own() -> None:
+    run = read("examples/scripts/grpo_judge.sh")  # a judge on GPU 3 beside a colocated GRPO run on 0-2
+    assert (run.framework, run.gpus.value, run.colocated.value) == ("trl", 4, True)
+    assert roles(run) == [("trainer", 3), ("server", 1)]
+    assert run.model.value == "Qwen/Qwen3-1.7B"  # the trainer's, not the judge's
+    alone = read("examples/scripts/vllm_only.sh")  # vLLM's server alone is no TRL run
+    assert alone.framework is None and alone.unrecognised

@@ -14,7 +14,7 @@ value is unknown until run time, never the flag read as a switch.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
@@ -113,9 +113,12 @@ def server_gpus(command: Command) -> Found[int]:
     return Found(sizes[0].value * sizes[1].value, origin, command.line, "server: tensor × data parallel")
 
 
-def side_servers(reading: Interpreter, launch: Command) -> list[tuple[Command, Found[int]]]:
-    """The inference servers the script starts besides its launch, each with its GPUs."""
-    return [(c, server_gpus(c)) for c in reading.commands if c is not launch and is_server(c)]
+def side_servers(
+    reading: Interpreter, launch: Command, besides: Sequence[Command] = ()
+) -> list[tuple[Command, Found[int]]]:
+    """The inference servers the script starts besides its launch (and ``besides``: those counted already)."""
+    known = [launch, *besides]
+    return [(c, server_gpus(c)) for c in reading.commands if all(c is not k for k in known) and is_server(c)]
 
 
 def dangling(reading: Interpreter, launch: Command) -> list[Command]:
@@ -156,10 +159,15 @@ def dangling_problems(reading: Interpreter, launch: Command) -> list[Problem]:
 
 
 def with_servers(
-    reading: Interpreter, launch: Command, total: Found[int], roles: tuple[Role, ...]
+    reading: Interpreter,
+    launch: Command,
+    total: Found[int],
+    roles: tuple[Role, ...],
+    besides: Sequence[Command] = (),
 ) -> tuple[Found[int], tuple[Role, ...], bool]:
-    """The run's GPUs and roles with the inference servers the script starts beside the launch (a teacher)."""
-    servers = side_servers(reading, launch)
+    """The run's GPUs and roles with the inference servers the script starts beside the launch (a teacher);
+    ``besides`` are servers the reader counted already (TRL's rollout server)."""
+    servers = side_servers(reading, launch, besides)
     if not servers:
         return total, roles, False
     parts = [total] + [gpus for _, gpus in servers]

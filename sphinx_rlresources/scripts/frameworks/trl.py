@@ -9,6 +9,10 @@ be read leaves the count unknown: accelerate's shipped examples say 8, but which
 a user has is not known.  In vLLM server mode the server's GPUs (``trl vllm-serve
 --tensor_parallel_size × --data_parallel_size``, or its visible devices) add to the
 trainer's; when both commands pin their devices the run's GPUs are the devices named.
+vLLM's own ``vllm serve MODEL`` is that server only for a trainer whose config always
+generates on one (``AsyncGRPOConfig``, read in the script's code); beside any other
+trainer it is a server of its own (a judge, a teacher) whose GPUs add to the run's, as
+every reader counts a server its script starts (:func:`.argv.with_servers`).
 
 TRL's own defaults (huggingface/trl@f2cd577: ``trl/trainer/grpo_config.py``,
 ``rloo_config.py``, ``model_config.py``, ``base_config.py``) apply only to TRL's own
@@ -30,7 +34,7 @@ from typing import Any, TypeVar
 from sphinx_rlresources.safe.yamlsafe import YamlDocument, YamlError, load
 from sphinx_rlresources.scripts.files import candidates
 from sphinx_rlresources.scripts.frameworks import accelerate, trlcode
-from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, visible_devices, when
+from sphinx_rlresources.scripts.frameworks.argv import as_model, elided, visible_devices, when, with_servers
 from sphinx_rlresources.scripts.frameworks.base import (
     Flag,
     Setting,
@@ -45,7 +49,14 @@ from sphinx_rlresources.scripts.frameworks.base import (
     product,
 )
 from sphinx_rlresources.scripts.frameworks.sanity import common_problems
-from sphinx_rlresources.scripts.frameworks.trlcommand import MARKERS, RL_TRAINERS, TRAINERS, Launch, parse
+from sphinx_rlresources.scripts.frameworks.trlcommand import (
+    MARKERS,
+    RL_TRAINERS,
+    TRAINERS,
+    TRL_SERVER,
+    Launch,
+    parse,
+)
 from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabulary
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
@@ -117,11 +128,14 @@ NAMED_CONFIGS = {
 
 
 def claims(command: Command) -> bool:
-    """``trl …`` commands, TRL's own scripts, and ``accelerate launch``/``python`` with TRL's trainer flags."""
+    """``trl …`` commands, TRL's own scripts, and ``accelerate launch``/``python`` with TRL's trainer flags.
+
+    vLLM's own ``vllm serve`` is not TRL's: a script that starts only that is no TRL run.
+    """
     launch = parse(command)
     if launch is None:
         return False
-    if launch.kind in ("server", "trl") or launch.trainer is not None:
+    if launch.kind == "trl" or launch.trainer is not None or launch.script == TRL_SERVER:
         return True
     return bool((MARKERS - {"use_peft"}) & set(launch.args))
 
@@ -133,7 +147,8 @@ def read(command: Command, reading: Interpreter, path: str, code: trlcode.Code |
     caller read it: ``command`` is then the trainer's launch, whatever its flags.
     """
     launches = [launch for c in reading.commands if (launch := parse(c)) is not None]
-    servers = [launch for launch in launches if launch.kind == "server"]
+    on_server = code is not None and bool(code.trainer.server)  # a trainer that talks to `vllm serve` itself
+    servers = [launch for launch in launches if launch.kind == "server" and (launch.script == TRL_SERVER or on_server)]
     # Beside a trl vllm-serve, any accelerate/python launch is the trainer that uses it.
     trainers = [launch for launch in launches if launch.kind != "server" and (servers or claims(launch.command))]
     trainer = parse(command) if code is not None else trainers[0] if trainers else None
@@ -220,6 +235,8 @@ class _Reader:
         in_use = bool(use_vllm.value)
         colocated = when(mode, lambda m: m == "colocate", "vLLM in the trainer's processes") if in_use else UNKNOWN
         gpus, roles = self._total(trainer, nodes, mode if in_use else UNKNOWN)
+        besides = [server.command for server in self.servers]  # the rollout's, counted already
+        gpus, roles, _ = with_servers(self.reading, self.launch.command, gpus, roles, besides)
         per_node = accelerate.per_machine(trainer, nodes) if len(roles) == 1 else UNKNOWN
         lora = self._lora()
         beta = self.get("beta", as_float)
@@ -278,7 +295,8 @@ class _Reader:
             return found
         served = from_override(flag.override(), as_model)
         origin = Origin.DERIVED if served.origin is Origin.SET else served.origin
-        return Found(served.value, origin, served.line, f"trl vllm-serve {served.written}", served.file)
+        name = self.servers[0].script or TRL_SERVER
+        return Found(served.value, origin, served.line, f"{name} {served.written}", served.file)
 
     def _algorithm(self) -> Found[str]:
         if self.launch.kind == "trl" and self.own:
@@ -311,8 +329,8 @@ class _Reader:
         return self._served() if self.servers else found
 
     def _served(self) -> Found[bool]:
-        server = self.servers[0].command
-        return Found(True, Origin.DERIVED, server.line, "the script starts trl vllm-serve")
+        server = self.servers[0]
+        return Found(True, Origin.DERIVED, server.command.line, f"the script starts {server.script}")
 
     def _lora(self) -> Found[int]:
         """``--lora_r`` with ``--use_peft`` (ModelConfig: 16, model_config.py:107); 0 without, for TRL's scripts."""
@@ -340,12 +358,15 @@ class _Reader:
         that starts its own ``trl vllm-serve`` is read as such.)  The default is TRL's
         scripts' only: an example or a user's script may choose its mode in code.
         """
+        if self.code is not None and self.code.trainer.server:
+            written = f"{self.code.config}: a vLLM server at vllm_server_base_url ({self.code.trainer.server})"
+            return Found("server", Origin.FRAMEWORK_DEFAULT, 0, written)
         found = self.get("vllm_mode", as_lower, own_default=False)
         if found.line or found.value is not None:
             return found
         if self.servers:
-            server = self.servers[0].command
-            return Found("server", Origin.DERIVED, server.line, "the script starts trl vllm-serve")
+            server = self.servers[0]
+            return Found("server", Origin.DERIVED, server.command.line, f"the script starts {server.script}")
         if use_vllm.value and self.own is not None and not self.elided:
             return default("colocate", "--vllm_mode (TRL's default: colocate)")
         return UNKNOWN
@@ -359,8 +380,12 @@ class _Reader:
             flag = server.get(server_name)
             if flag is not None:
                 return from_override(flag.override(), convert)
-            fallback = {"tensor_parallel_size": 1, "gpu_memory_utilization": 0.9}  # vllm_serve.py:229, 248
-            return default(fallback[server_name], f"trl vllm-serve --{server_name} (TRL's default)")  # type: ignore[arg-type]
+            # trl/scripts/vllm_serve.py:229, 248; vLLM's own EngineArgs default the same (1, 0.9)
+            fallback = {"tensor_parallel_size": 1, "gpu_memory_utilization": 0.9}
+            name = self.servers[0].script or TRL_SERVER
+            flag_name = server_name if name == TRL_SERVER else server_name.replace("_", "-")
+            whose = "TRL's" if name == TRL_SERVER else "vLLM's"
+            return default(fallback[server_name], f"{name} --{flag_name} ({whose} default)")  # type: ignore[arg-type]
         return UNKNOWN
 
     def _trainer(self) -> tuple[Found[int], Found[int], Found[str], accelerate.Settings | None]:
@@ -480,7 +505,7 @@ def _device_ids(command: Command) -> set[str] | None:
 
 
 def _server_gpus(server: Launch) -> Found[int]:
-    """``trl vllm-serve``'s GPUs: its visible devices, else ``tensor_parallel_size × data_parallel_size`` (1 × 1)."""
+    """A vLLM server's GPUs: its visible devices, else ``tensor_parallel_size × data_parallel_size`` (1 × 1)."""
     pinned = visible_devices(server.command)
     if pinned is not None:
         return pinned
@@ -488,9 +513,11 @@ def _server_gpus(server: Launch) -> Found[int]:
     for name in ("tensor_parallel_size", "data_parallel_size"):
         flag = server.args.get(name)
         sizes.append(
-            from_override(flag.override(), as_int) if flag is not None else default(1, f"--{name} (TRL's default: 1)")
+            from_override(flag.override(), as_int)
+            if flag is not None
+            else default(1, f"--{name} (the server's default: 1)")
         )
-    return derived(product(sizes[0], sizes[1]), sizes, f"vllm-serve TP {sizes[0].value} × DP {sizes[1].value}")
+    return derived(product(sizes[0], sizes[1]), sizes, f"{server.script} TP {sizes[0].value} × DP {sizes[1].value}")
 
 
 def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, path: str) -> Run:

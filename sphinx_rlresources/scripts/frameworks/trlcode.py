@@ -43,6 +43,9 @@ class Trainer:
     """Whether training samples completions from the policy (so a rollout engine is used)."""
     vllm: str = ""
     """The config's ``use_vllm`` field (its file and line; its default is False), or ``""`` when it has none."""
+    server: str = ""
+    """The config's vLLM server URL field, for a trainer that always generates on a ``vllm serve`` it does not
+    start (so in vLLM's server mode whatever the command says), or ``""``."""
 
 
 _SAMPLERS = {
@@ -62,6 +65,9 @@ _SAMPLERS |= {  # subclasses that inherit the field (gmpo_config.py:21, nash_md_
 }
 CONFIGS: dict[str, Trainer] = {
     **{config: Trainer(name, True, source) for config, (name, source) in _SAMPLERS.items()},
+    # AsyncGRPO has no use_vllm: its rollout worker always asks the `vllm serve` at vllm_server_base_url
+    # (async_grpo_trainer.py:783, the config's field at async_grpo_config.py:230)
+    "AsyncGRPOConfig": Trainer("grpo", True, server="trl/experimental/async_grpo/async_grpo_config.py:230"),
     # GKD samples the student's own completions (lmbda, gkd_config.py:59) with transformers: no use_vllm field
     "GKDConfig": Trainer("gkd", True),
     # trainers that learn from a fixed dataset: no completion sampled, no engine
@@ -119,6 +125,9 @@ class Code:
     def use_vllm(self, args: Mapping[str, Flag]) -> Found[bool]:
         """Whether the launch with ``args`` generates with vLLM, as the code decides it."""
         said = self.vllm
+        if self.trainer.server:
+            written = f"{self.config} generates on a vLLM server ({self.trainer.server})"
+            return Found(True, Origin.FRAMEWORK_DEFAULT, 0, written)
         if not self.trainer.vllm:
             return Found(False, Origin.FRAMEWORK_DEFAULT, 0, f"{self.config} has no use_vllm")
         if said.how == "default":

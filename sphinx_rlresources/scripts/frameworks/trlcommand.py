@@ -1,4 +1,5 @@
-"""The TRL commands of a script: ``accelerate launch … x.py``, ``python x.py``, ``trl grpo|rloo …``, ``trl vllm-serve``.
+"""The TRL commands of a script: ``accelerate launch … x.py``, ``python x.py``, ``trl grpo|rloo …``, and the
+vLLM servers beside them (``trl vllm-serve``, or vLLM's own ``vllm serve MODEL`` for the trainers that talk to it).
 
 One command mixes accelerate's own flags, the training script's (parsed by TRL's
 ``TrlParser``/``HfArgumentParser``, which take ``--flag_name`` and ``--flag-name`` alike)
@@ -47,6 +48,9 @@ SCRIPT_VALUED = _spellings(
     | {"per_device_train_batch_size", "vllm_tensor_parallel_size", "vllm_gpu_memory_utilization", "config"}
 )
 SERVER_VALUED = _spellings({"model", "tensor_parallel_size", "data_parallel_size", "gpu_memory_utilization", "port"})
+TRL_SERVER = "trl vllm-serve"
+VLLM_SERVER = "vllm serve"
+"""The two servers, as :attr:`Launch.script` names them: TRL's (its own weight-sync endpoints) and vLLM's."""
 
 
 class Launch(NamedTuple):
@@ -54,8 +58,9 @@ class Launch(NamedTuple):
 
     command: Command
     kind: str
-    """``accelerate``, ``trl`` (the CLI), ``python`` (one process) or ``server`` (``trl vllm-serve``)."""
+    """``accelerate``, ``trl`` (the CLI), ``python`` (one process) or ``server`` (a vLLM server)."""
     script: str | None
+    """The training script; for a server, which one (:data:`TRL_SERVER` or :data:`VLLM_SERVER`)."""
     trainer: str | None
     """``grpo``/``rloo``… for TRL's own scripts (whose defaults apply), else None."""
     launcher: dict[str, Flag]
@@ -78,7 +83,9 @@ def parse(command: Command) -> Launch | None:
         nxt = values[index + 1] if index + 1 < len(values) else None
         if _name(text) == "trl" and nxt == "vllm-serve":
             found = _normal(read_flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
-            return Launch(command, "server", None, None, {}, found)
+            return Launch(command, "server", TRL_SERVER, None, {}, found)
+        if _name(text) == "vllm" and nxt == "serve":
+            return _vllm_serve(command, index + 2)
         if _name(text) == "trl" and nxt in TRAINERS:
             switches = SCRIPT_SWITCHES | ACCELERATE_SWITCHES
             found = _normal(read_flags(command.fields[index + 2 :], switches, SCRIPT_VALUED))
@@ -88,6 +95,16 @@ def parse(command: Command) -> Launch | None:
         if _name(text) in ("python", "python3") and index == _first_program(values):
             return _python(command, index + 1)
     return None
+
+
+def _vllm_serve(command: Command, start: int) -> Launch:
+    """``vllm serve MODEL --flags``: the model is its first argument (or ``--model``, as vLLM's CLI takes both)."""
+    fields = command.fields[start:]
+    found = _normal(read_flags(fields, frozenset(), SERVER_VALUED))
+    first = fields[0] if fields else None
+    if first is not None and first.value is not None and not first.value.startswith("-") and "model" not in found:
+        found["model"] = Flag("model", first.value, first.word.raw, first.line, first.origin, first.file)
+    return Launch(command, "server", VLLM_SERVER, None, {}, found)
 
 
 def _first_program(values: list[str | None]) -> int:
@@ -150,4 +167,4 @@ def _own_trainer(script: str | None) -> str | None:
     return None
 
 
-__all__ = ["MARKERS", "RL_TRAINERS", "TRAINERS", "Launch", "parse"]
+__all__ = ["MARKERS", "RL_TRAINERS", "TRAINERS", "TRL_SERVER", "VLLM_SERVER", "Launch", "parse"]
