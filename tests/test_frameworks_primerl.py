@@ -235,3 +235,36 @@ def test_an_evals_config_against_a_local_server_leaves_its_gpus_unknown() -> Non
     online = read_toml('model = "m"\n[eval.client]\nbase_url = "https://x.example.com/v1"\n[online]\n', "e.toml")
     assert (online.framework, online.gpus.value) == ("prime-rl", None)  # its weights come from a trainer
     assert read_toml('[eval]\nmodel = "m"\n', "e.toml").unrecognised  # no client, no sources: not an evals config
+
+
+INFERENCE = {"engine": "vllm", "rollout_tp": 1, "memory_fraction": 0.9, "model": "Qwen/Qwen3-0.6B"}
+"""What InferenceConfig gives a config that does not say it (inference.py:57, 84, 102); nothing trains."""
+
+
+def test_a_disaggregated_inference_config_counts_prefill_and_decode_nodes() -> None:
+    run = read("primerl", "examples/infer/pd.toml")  # (1 × 3 prefill + 2 × 1 decode) nodes of 4 GPUs
+    assert (run.framework, run.unrecognised) == ("prime-rl", "")
+    settled(
+        run,
+        INFERENCE,
+        gpus=20,
+        nodes=5,
+        gpus_per_node=4,
+        model="example-org/Example-MoE-FP8",
+        memory_fraction=0.8,
+    )
+    assert roles(run) == [("prefill", 12, 3, 4, ""), ("decode", 8, 2, 4, "")]
+    assert (run.nodes.line, run.gpus_per_node.line, run.model.line) == (9, 12, 21)
+    assert run.nodes.origin is Origin.FRAMEWORK_DEFAULT  # num_decode_replicas unsaid: 1 (inference.py:397)
+    assert run.train_backend.value is None and run.algorithm.value is None  # nothing trains
+
+
+def test_inference_configs_of_every_other_placement() -> None:
+    multi = read("primerl", "examples/infer/multi.toml")  # num_nodes 2 (inference.py:378) of 8 (inference.py:366)
+    settled(multi, INFERENCE, gpus=16, nodes=2, gpus_per_node=8, rollout_tp=4)
+    local = read("primerl", "examples/infer/local.toml")  # run here: vLLM's TP 2 × DP 2
+    settled(local, INFERENCE, gpus=4, nodes=1, gpus_per_node=4, model="Qwen/Qwen3-4B-Instruct-2507", rollout_tp=2)
+    job = read("primerl", "examples/infer/one_node_job.toml")  # a SLURM job of one whole node
+    settled(job, INFERENCE, gpus=8, nodes=1, gpus_per_node=8, model="Qwen/Qwen3-8B")
+    assert read_toml('[vllm]\nmodel = "m"\n[trainer]\nx = 1\n', "t.toml").unrecognised  # not InferenceConfig's keys
+    assert read_toml('[deployment]\ntype = "disaggregated"\n', "t.toml").unrecognised  # no [vllm]: not claimed

@@ -34,7 +34,7 @@ from typing import Any
 
 from sphinx_rlresources.safe.tomlsafe import TomlDocument, TomlError, load
 from sphinx_rlresources.scripts.files import Files, candidates
-from sphinx_rlresources.scripts.frameworks import primeevals
+from sphinx_rlresources.scripts.frameworks import primeevals, primeinfer
 from sphinx_rlresources.scripts.frameworks.base import (
     ORIGINS,
     Setting,
@@ -69,7 +69,14 @@ TABLE = Table(
     NAME,
     {
         "model": Setting(
-            ("model.name", "trainer.model.name", "orchestrator.model.name", "inference.model.name"),
+            # inference.vllm.model: the served model's key since InferenceConfig takes vLLM's arguments
+            (
+                "model.name",
+                "trainer.model.name",
+                "orchestrator.model.name",
+                "inference.model.name",
+                "inference.vllm.model",
+            ),
             as_recipe_model,
             "Qwen/Qwen3-0.6B",
             "shared.py:146",
@@ -153,15 +160,18 @@ def claims(command: Command) -> bool:
 
 # -- files ------------------------------------------------------------------------------------------
 def kind_of(document: TomlDocument) -> str | None:
-    """Which prime-rl config a TOML is (``rl``, ``sft``, ``trainer``, ``orchestrator``), or None.
+    """Which prime-rl config a TOML is (``rl``, ``sft``, ``trainer``, ``orchestrator``, ``inference``), or None.
 
     Only shapes no other tool's TOML has are claimed: an ``rl`` config's sections or GPU
     ids among RLConfig's own keys, an ``sft`` config's ``[model]`` and ``[data]`` beside
     its ``[deployment]`` or ``[optim]``, a trainer's ``[model]`` and ``[optim]``, an
-    orchestrator's ``group_size``/``batch_size`` with its ``[train]`` sources.
+    orchestrator's ``group_size``/``batch_size`` with its ``[train]`` sources, an
+    inference config's ``[vllm]`` among InferenceConfig's keys (:mod:`.primeinfer`).
     """
     value = document.value
     keys = set(value)
+    if primeinfer.claims(value):
+        return "inference"
     tables = {key for key, item in value.items() if isinstance(item, dict)}
     if keys <= RL_KEYS and (tables & {"trainer", "orchestrator"} or keys & set(OLD_IDS)):
         return "rl"
@@ -341,6 +351,7 @@ def read_toml(text: str, path: str) -> Run:
 COMPONENT_SETTINGS = {
     "trainer": frozenset({"model", "max_total_length", "train_cp", "train_ep", "param_offload"}),
     "orchestrator": frozenset({"model", "max_total_length", "response_length", "algorithm"}),
+    "inference": frozenset({"model", "rollout_tp", "memory_fraction"}),
 }
 """What a component's config alone settles: its own section's settings."""
 RUNTIME_GPUS = "the GPUs of a component are its launcher's (the rl entry point, torchrun, a pod)"
@@ -359,7 +370,7 @@ class _Reader:
         ]
         # a setting's default holds only when every file of the chain was read
         values: dict[str, Any] = {name: table.read(name, self.m.found, self.m.complete) for name in names}
-        serving = self.kind == "rl" and self.m.has("inference")
+        serving = (self.kind == "rl" and self.m.has("inference")) or self.kind == "inference"
         if self.kind == "rl" and not serving:  # no server started: its engine settings are another's
             values.pop("rollout_tp", None)
             values.pop("memory_fraction", None)
@@ -368,12 +379,14 @@ class _Reader:
         elif self.kind in ("rl", "orchestrator"):
             values["rollout_n"] = self._group()
             values["train_batch_size"] = self._prompts()
-        if self.kind != "orchestrator":
+        if self.kind not in ("orchestrator", "inference"):  # an inference config trains nothing
             values["train_backend"] = default("fsdp", "prime-rl trains with FSDP2 (src/prime_rl/trainer/model.py:22)")
             values["lora_rank"] = self._lora("model" if self.kind == "sft" else "trainer.model")
         if serving:
             values["engine"] = default("vllm", "prime-rl serves rollouts with vLLM (src/prime_rl/inference/vllm/)")
             values["colocated"] = default(False, "prime-rl's trainer and inference hold GPUs of their own")
+        if self.kind == "inference":
+            values.pop("colocated")
         gpus, nodes, per_node, roles = self._placement()
         return Run(
             path=self.path,
@@ -397,6 +410,8 @@ class _Reader:
         return default(value, f"deployment.{key}: {value} (prime-rl's default, {source})")
 
     def _placement(self) -> Placement:
+        if self.kind == "inference":
+            return primeinfer.placement(self.m)
         if self.kind not in ("rl", "sft"):
             gpus: Found[int] = Found(None, Origin.RUNTIME, 0, RUNTIME_GPUS)
             return gpus, gpus, gpus, ()
@@ -466,23 +481,9 @@ class _Reader:
             nodes = self.m.found("inference.deployment.num_nodes", as_int)
             return nodes if nodes.line else default(2, "inference.deployment.num_nodes: 2 (inference.py:378)")
         if kind.value == "disaggregated":
-            return self._disaggregated()
+            prefill, decode = primeinfer.disaggregated_nodes(self.m)
+            return _sum([prefill, decode], f"prefill {prefill.value} + decode {decode.value} nodes")
         return Found(None, Origin.UNKNOWN, kind.line, f"{kind.written}: inference nodes not read", kind.file)
-
-    def _disaggregated(self) -> Found[int]:
-        """Prefill and decode nodes: ``*_nodes_per_replica × num_*_replicas`` each, 1 unless said (inference.py:388)."""
-        parts = []
-        for key in (
-            "prefill_nodes_per_replica",
-            "num_prefill_replicas",
-            "decode_nodes_per_replica",
-            "num_decode_replicas",
-        ):
-            found = self.m.found(f"inference.deployment.{key}", as_int)
-            parts.append(found if found.line or found.written else default(1, f"inference.deployment.{key}: 1"))
-        prefill = _times(parts[0], parts[1], "prefill nodes")
-        decode = _times(parts[2], parts[3], "decode nodes")
-        return _sum([prefill, decode], f"prefill {prefill.value} + decode {decode.value} nodes")
 
     def _ids(self) -> Placement:
         """The GPU-id generation: the distinct ids the trainer and the inference server use."""
