@@ -57,11 +57,25 @@ def test_a_cpu_template_has_no_gpu_count() -> None:
     assert "more than the cluster's 1 × 0" in run.gpus.written
 
 
-@pytest.mark.parametrize("path", ["examples/math/moe_hybrid.yaml", "examples/math/run_moe.sh"])
-def test_a_placement_of_a_shape_not_read_leaves_the_gpus_unknown(path: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "gpus", "pools"),
+    [
+        ("examples/math/moe_hybrid.yaml", 64, [32, 32]),  # the attention part's world, 4 × 4 × 2
+        ("examples/math/moe_lora.yaml", 8, [6, 2]),  # the FFN's data parallel left to the attention's world
+        ("examples/math/run_moe.sh", 16, [8, 8]),  # e2 adds no GPU to d2p2t2
+    ],
+)
+def test_a_megatron_moe_placement_has_the_attention_parts_world(path: str, gpus: int, pools: list[int]) -> None:
     run = read("areal", path)
-    assert run.gpus.value is None and run.gpus.line
-    assert run.nodes.value in (1, 8)
+    assert (run.gpus.value, run.train_backend.value) == (gpus, "megatron")
+    assert [role.gpus.value for role in run.roles] == pools
+    assert run.gpus.value == run.nodes.value * run.gpus_per_node.value  # the cluster agrees
+
+
+def test_a_hybrid_whose_parts_disagree_leaves_the_gpus_unknown() -> None:
+    run = read("areal", "examples/math/moe_disagree.yaml")  # FFN world 16, attention 32: AReaL rejects it
+    assert run.gpus.value is None and run.gpus.line == 9
+    assert (run.nodes.value, run.engine.value, run.train_backend.value) == (8, "sglang", "megatron")
 
 
 @pytest.mark.parametrize(
@@ -71,8 +85,13 @@ def test_a_placement_of_a_shape_not_read_leaves_the_gpus_unknown(path: str) -> N
         ("sglang.d4p1m2", ("sglang", 8)),
         ("fsdp:d4c8", ("fsdp", 32)),
         ("d2p2t1", (None, 4)),
-        ("megatron:d2p2t2e2", None),
-        ("megatron:(attn:d4p4t2|ffn:d2p4e4)", None),
+        ("megatron:d2p2t2e2", ("megatron", 8)),  # experts split GPUs already counted
+        ("megatron:d2p1t1e4", None),  # 4 experts do not divide a world of 2: AReaL rejects it
+        ("sglang:d2e2", None),  # an engine has no expert dimension
+        ("megatron:(attn:d4p4t2|ffn:d2p4e4)", ("megatron", 32)),
+        ("megatron:attn:d4t2|ffn:e8", ("megatron", 8)),  # parentheses optional, FFN data derived (1)
+        ("megatron:(attn:d4p2|ffn:p1e2)", None),  # pipelines differ
+        ("fsdp: d4 p1 t1", ("fsdp", 4)),  # whitespace is ignored
         ("sglang:", None),
     ],
 )

@@ -5,8 +5,15 @@ inference engine's parallelism ``+`` the trainer's, each ``[backend:]`` then dim
 (``sglang:d4p1t1+d4p1t1``, the older ``sglang.d4p1m1+d2p2m1``, ``sglang:d8p1t4+fsdp:d4c8``).
 Each side's GPUs are the product of its data, pipeline, tensor (``t``, or ``m`` in the
 older spelling) and context dimensions, and the run's are both sides' together -- read
-only when the string has exactly that shape; an expert dimension, a hybrid
-``(attn:…|ffn:…)`` or a single side is not read, so the GPUs stay unknown.  Today's
+only when the string has exactly that shape; a single side, or three, is not read, so the
+GPUs stay unknown.  A trainer's expert dimension (``megatron:d2p2t2e2``) splits the experts
+over GPUs already counted: it adds none (``ParallelStrategy.world_size``,
+inclusionAI/AReaL@4aef98d ``areal/api/alloc_mode.py:153-160``), and a world size it does
+not divide with the pipeline (alloc_mode.py:95-107) is not read.  A Megatron MoE
+hybrid, ``megatron:(attn:d1p6t1c1|ffn:d1p6t1e1)``, has the attention part's world size
+(data × tensor × pipeline × context); the FFN part's (data × pipeline × tensor × expert,
+its pipeline the attention's when unsaid, its data what is left of the attention's
+world) must be the same, as AReaL checks (alloc_mode.py:943-1030), else it is not read.  Today's
 configs write the two sides apart, ``rollout.backend: "sglang:d4p1t1"`` and
 ``actor.backend: "fsdp:d4p1t1"`` (inclusionAI/AReaL@4aef98d ``examples/math/gsm8k_grpo.yaml``),
 read the same way; a rollout given a ``scheduling_strategy`` (placed with another role) is not.  Nodes and
@@ -20,6 +27,7 @@ parsed, and the few other settings are read as written, with no default assumed.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from typing import TypeVar
@@ -38,8 +46,10 @@ NAME = "areal"
 T = TypeVar("T")
 ENGINES = frozenset({"sglang", "vllm"})
 TRAINERS = {"fsdp": "fsdp", "megatron": "megatron", "archon": "archon"}
-_SIDE = re.compile(r"^(?:([a-z]+)[:.])?((?:[dptmc][0-9]{1,4})+)$")
-_DIM = re.compile(r"([dptmc])([0-9]{1,4})")
+_SIDE = re.compile(r"^(?:([a-z]+)[:.])?((?:[dptmce][0-9]{1,4})+)$")
+_DIM = re.compile(r"([dptmce])([0-9]{1,4})")
+_HYBRID = re.compile(r"^([a-z]+):\(?attn:((?:[cdtp][0-9]{1,4})+)\|ffn:((?:[detp][0-9]{1,4})+)\)?$")
+"""AReaL's ``hybrid_moe_syntax`` after a backend (alloc_mode.py:608-620): its parentheses optional."""
 _BACKEND = re.compile(r"^([a-z]+)[:.]")
 LAUNCHERS = ("areal.launcher.", "areal.infra.launcher.")
 OWN_KEYS = frozenset(
@@ -140,14 +150,39 @@ def sides(text: str) -> list[tuple[str | None, int]] | None:
 
 
 def side(text: str) -> tuple[str | None, int] | None:
-    """``sglang:d4p1t1`` -> (``sglang``, 4); None when not of the read shape."""
-    match = _SIDE.match(text.strip().strip("'\""))
+    """``sglang:d4p1t1`` -> (``sglang``, 4); None when not of the read shape (AReaL ignores whitespace)."""
+    compact = re.sub(r"\s+", "", text.strip().strip("'\""))
+    hybrid = _HYBRID.match(compact)
+    if hybrid is not None:
+        world = _hybrid(_dims(hybrid.group(2)), _dims(hybrid.group(3)))
+        return None if world is None else (hybrid.group(1), world)
+    match = _SIDE.match(compact)
     if match is None:
         return None
-    count = 1
-    for _dim, size in _DIM.findall(match.group(2)):
-        count *= int(size)
-    return match.group(1), count
+    dims = _dims(match.group(2))
+    experts = dims.pop("e", 1)
+    if experts > 1 and match.group(1) not in TRAINERS:
+        return None  # only a trainer's side has experts (an engine's dimensions are d, t, p)
+    world = math.prod(dims.values())
+    if world % (dims.get("p", 1) * experts):
+        return None  # AReaL rejects experts that do not divide the world with the pipeline
+    return match.group(1), world
+
+
+def _dims(text: str) -> dict[str, int]:
+    """``d4p1t2`` -> {d: 4, p: 1, t: 2}; the last of a letter wins, as AReaL's parser keeps it."""
+    return {dim: int(size) for dim, size in _DIM.findall(text)}
+
+
+def _hybrid(attn: dict[str, int], ffn: dict[str, int]) -> int | None:
+    """The attention part's world size when the FFN part's agrees (alloc_mode.py:943-1030), else None."""
+    world = math.prod(attn.get(dim, 1) for dim in "dtpc")
+    pipeline = ffn.get("p", attn.get("p", 1))
+    if pipeline != attn.get("p", 1):
+        return None  # AReaL: "Pipeline parallel size for attention and FFN modules must be identical"
+    rest = ffn.get("e", 1) * ffn.get("t", 1) * pipeline
+    data = ffn.get("d", world // rest if world % rest == 0 else 0)
+    return world if data * rest == world else None
 
 
 class _Reader:
