@@ -142,3 +142,14 @@ def test_a_skypilot_task_runs_an_entry_point_with_skypilots_cluster() -> None:
 def test_what_is_an_areal_launch(command: str, claimed: bool) -> None:
     run = read_file(command, "x.sh")
     assert (run.framework == "areal") is claimed
+
+
+def test_a_rollout_only_config_has_the_rollouts_gpus_and_trains_nothing() -> None:
+    run = read("areal", "examples/experimental/inference_service/rollout_only.yaml")
+    assert (run.framework, run.gpus.value, run.nodes.value, run.gpus_per_node.value) == ("areal", 4, 1, 4)
+    assert (run.engine.value, run.train_backend.value, run.model.value) == ("sglang", None, "Qwen/Qwen3-4B")
+    assert (run.gpus.line, run.model.line) == (13, 5)  # the model: where ${model_path} leads
+    assert roles(run) == [("rollout", 4, None, None, "")]
+    run = read("areal", "examples/experimental/inference_service/rollout_vllm.yaml")
+    assert (run.gpus.value, run.engine.value, run.model.value) == (None, "vllm", "Qwen/Qwen3-8B")
+    assert "more than the cluster's 1 × 2" in run.gpus.written

@@ -19,6 +19,12 @@ configs write the two sides apart, ``rollout.backend: "sglang:d4p1t1"`` and
 read the same way; a rollout given a ``scheduling_strategy`` (placed with another role) is not.  Nodes and
 GPUs per node are ``cluster.n_nodes`` and ``cluster.n_gpus_per_node``; the model is
 ``actor.path``.  A launch script's ``key=value`` overrides win over its ``--config``.
+A rollout-only config (``rollout.backend`` and ``cluster:`` with no ``actor:`` section,
+inclusionAI/AReaL@4aef98d ``examples/experimental/inference_service/tau2_rollout.yaml``)
+trains nothing -- a training entry point cannot run without one, ``actor.backend`` being
+required (``TrainEngineConfig.backend``, ``areal/api/cli_args.py:1160``, ``MISSING``) -- so
+its GPUs are the rollout side's and its model the engine's own (``sglang.model_path``,
+``vllm.model``), a whole-value reference to another key (``${model_path}``) followed.
 
 No settings table (:class:`~.base.Table`) is kept: the hardware is the allocation string,
 parsed, and the few other settings are read as written, with no default assumed.
@@ -57,6 +63,8 @@ OWN_KEYS = frozenset(
     | {"rollout.backend", "actor.backend"}
 )
 """Overrides of AReaL's config no other framework read here spells so (NeMo-RL's are ``cluster.num_nodes``...)."""
+MAX_HOPS = 4
+"""``${a}`` -> ``${b}`` references followed to a model before it is called unknown."""
 TRAINER_ONLY = frozenset({"sft", "rw", "dpo"})
 """``train_dataset.type`` of AReaL's entry points that train with no rollout."""
 
@@ -90,6 +98,15 @@ def claims_config(document: YamlDocument) -> bool:
         "allocation_mode" in value
         or (isinstance(rollout, dict) and "backend" in rollout and "actor" in value)
         or trains_only(value)
+        or serves_only(value)
+    )
+
+
+def serves_only(value: dict[object, object]) -> bool:
+    """A rollout-only config: ``rollout.backend`` with no ``actor:`` and no ``allocation_mode`` (nothing trains)."""
+    rollout = value.get("rollout")
+    return (
+        isinstance(rollout, dict) and "backend" in rollout and "actor" not in value and "allocation_mode" not in value
     )
 
 
@@ -193,6 +210,8 @@ class _Reader:
         document = config.document.value if config.document is not None else None
         self.alone = isinstance(document, dict) and trains_only(document) and "rollout.backend" not in s.overrides
         """A trainer-only config (SFT, reward model, DPO): the actor's GPUs are the run's."""
+        self.serving = isinstance(document, dict) and serves_only(document) and "actor.backend" not in s.overrides
+        """A rollout-only config: the rollout's GPUs are the run's, and nothing trains."""
 
     def get(self, key: str, convert: Callable[[str], T | None]) -> Found[T]:
         override = self.s.overrides.get(key)
@@ -207,9 +226,10 @@ class _Reader:
         if allocation.line or allocation.origin is not Origin.UNKNOWN:
             return allocation, allocation, sides(allocation.value) if allocation.value else None
         rollout, actor = self.get("rollout.backend", as_text), self.get("actor.backend", as_text)
-        if self.alone:
-            trained = side(actor.value or "")
-            return actor, actor, None if trained is None else [trained]
+        if self.alone or self.serving:
+            placed = rollout if self.serving else actor
+            found = side(placed.value or "")
+            return placed, placed, None if found is None else [found]
         shared = self.get("rollout.scheduling_strategy.type", as_text)
         parsed = [side(rollout.value or ""), side(actor.value or "")]
         if shared.line or None in parsed:
@@ -222,7 +242,12 @@ class _Reader:
         per_node = self.get("cluster.n_gpus_per_node", as_int)
         engine, backend, gpus = UNKNOWN, UNKNOWN, self._unread(allocation, trainer_at)
         roles: tuple[Role, ...] = ()
-        if parsed is not None and len(parsed) == 1:
+        if parsed is not None and len(parsed) == 1 and self.serving:
+            ((inference, served),) = parsed
+            engine = self._part(allocation, inference) if inference in ENGINES else UNKNOWN
+            gpus = _within(self._part(allocation, served), nodes, per_node)
+            roles = (Role("rollout", gpus),)
+        elif parsed is not None and len(parsed) == 1:
             ((trainer, trained),) = parsed
             backend = self._part(trainer_at, TRAINERS[trainer]) if trainer in TRAINERS else UNKNOWN
             gpus = _within(self._part(trainer_at, trained), nodes, per_node)
@@ -260,10 +285,22 @@ class _Reader:
             else UNKNOWN,
             train_backend=backend,
             engine=engine,
-            model=self.get("actor.path", _model),
+            model=self._model(engine),
             variables=self.s.variables,
             problems=tuple(found + problems),
         )
+
+    def _model(self, engine: Found[str]) -> Found[str]:
+        """``actor.path``; in a rollout-only config the engine's own model key, a ``${key}`` it names followed."""
+        key = "actor.path"
+        if self.serving:
+            key = "vllm.model" if engine.value == "vllm" else "sglang.model_path"
+        for _hop in range(MAX_HOPS):
+            named = re.fullmatch(r"\$\{([A-Za-z_][\w.]*)\}", self.get(key, as_text).value or "")
+            if named is None:
+                return self.get(key, _model)
+            key = named.group(1)
+        return UNKNOWN
 
     def _other_pools(self, gpus: Found[int], roles: tuple[Role, ...]) -> tuple[Found[int], tuple[Role, ...]]:
         """Every other section with a ``backend`` of its own (a distillation ``teacher:``) is a pool of its own.
