@@ -399,3 +399,28 @@ def test_vllms_own_server_beside_another_trainer_is_a_server_of_its_own() -> Non
     assert run.model.value == "Qwen/Qwen3-1.7B"  # the trainer's, not the judge's
     alone = read("examples/scripts/vllm_only.sh")  # vLLM's server alone is no TRL run
     assert alone.framework is None and alone.unrecognised
+
+
+def test_an_evaluation_with_vllms_own_engine_has_that_engines_gpus() -> None:
+    run = read("examples/scripts/code_eval.py")
+    assert (run.framework, run.launch_line) == ("trl", 10)
+    assert settled(run) == {
+        "gpus": 2,  # tensor_parallel_size: the dataclass field's default, the command leaves it out
+        "engine": "vllm",
+        "model": "Qwen/Qwen3-8B",  # the command's --model_name_or_path (the field has no default)
+        "rollout_tp": 2,
+        "memory_fraction": 0.85,  # a plain field default
+    }
+    assert (run.gpus.origin, run.gpus.line, run.model.line, run.engine.line) == (Origin.SCRIPT_DEFAULT, 28, 11, 34)
+    assert roles(run) == [("rollout", 2)]
+
+
+def test_an_engine_built_in_a_way_not_read_leaves_its_gpus_unknown() -> None:
+    head = '"""\npython examples/scripts/x.py --tp 4\n"""\nfrom vllm import LLM\nfrom trl import TrlParser\n'
+    literal = read_file(head + 'llm = LLM(model="org/m", tensor_parallel_size=8)\n', "examples/scripts/x.py")
+    assert (literal.gpus.value, literal.model.value, literal.memory_fraction.value) == (8, "org/m", 0.9)
+    assert literal.memory_fraction.origin is Origin.FRAMEWORK_DEFAULT  # vLLM's own default
+    spread = read_file(head + "llm = LLM(**engine_kwargs)\n", "examples/scripts/x.py")
+    assert (spread.framework, spread.gpus.value, spread.engine.value) == ("trl", None, "vllm")
+    two = read_file(head + 'a = LLM(model="m")\nb = LLM(model="n")\n', "examples/scripts/x.py")
+    assert two.framework is None  # two engines: not one run read here

@@ -300,7 +300,8 @@ def read_python(text: str, path: str, env: Mapping[str, str] | None = None, file
     alternatives: the first launch is the run read, with what comes before it (a ``trl
     vllm-serve`` it uses, an ``export``), and ``launch_line`` says which line that is.
     When that launch runs the module itself and the module trains with one of TRL's
-    configs, TRL's adapter reads it with what the code says (:mod:`.trlcode`).
+    configs, TRL's adapter reads it with what the code says (:mod:`.trlcode`); one that
+    trains with none but generates with vLLM's own ``LLM(…)`` is read as that engine.
     """
     script = docstring_script(text)
     if script is None or not script.strip():
@@ -312,10 +313,14 @@ def read_python(text: str, path: str, env: Mapping[str, str] | None = None, file
         last = max(field.line for field in first.fields)
         script = "\n".join(script.splitlines()[:last]) + "\n"
         reading = interpret(script, env, files, path)
-    code = trlcode.read(text) if first is not None and _runs_itself(first, path) else None
-    if code is not None and first is not None:
+    if first is not None and _runs_itself(first, path):
         launch = next(command for command in reading.commands if command.line == first.line)
-        return settled(trl.read(launch, reading, path, code))
+        code = trlcode.read(text)
+        if code is not None:
+            return settled(trl.read(launch, reading, path, code))
+        engine = trlcode.offline(text)  # no TRL config trains: an evaluation with vLLM's own LLM()
+        if engine is not None:
+            return trl.read_offline(launch, reading, path, engine)
     run = read_run(script, path, env, files)
     return replace(run, unrecognised=f"in its docstring, {run.unrecognised}") if run.unrecognised else run
 

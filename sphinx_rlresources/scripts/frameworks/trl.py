@@ -520,6 +520,34 @@ def _server_gpus(server: Launch) -> Found[int]:
     return derived(product(sizes[0], sizes[1]), sizes, f"{server.script} TP {sizes[0].value} × DP {sizes[1].value}")
 
 
+def read_offline(command: Command, reading: Interpreter, path: str, engine: trlcode.Offline) -> Run:
+    """A script that generates with vLLM's offline ``LLM(…)`` and trains nothing: the engine's GPUs are the run's.
+
+    One engine of ``tensor_parallel_size`` GPUs (``LLM()`` starts no data-parallel copies);
+    each argument is read as the call gives it -- the script's own flag as the command
+    passes it, else the flag's default (an ``argparse`` default, a dataclass field's) --
+    and vLLM's default where the call leaves it out.
+    """
+    launch = parse(command)
+    args = launch.args if launch is not None else {}
+    tp = engine.value("tensor_parallel_size", args, as_int)
+    gpus = derived(tp.value, [tp], f"one vLLM engine of tensor_parallel_size {tp.value}")
+    return Run(
+        path=path,
+        framework=NAME,
+        entry_point=launch.script if launch is not None else None,
+        launch_line=command.line,
+        gpus=gpus,
+        roles=(Role("rollout", gpus),),
+        engine=Found("vllm", Origin.SET, engine.line, "vllm.LLM(...) in the script's code"),
+        model=engine.value("model", args, as_model),
+        rollout_tp=tp,
+        memory_fraction=engine.value("gpu_memory_utilization", args, as_float),
+        variables={name: value.value for name, value in reading.vars.items()},
+        problems=tuple(reading.problems),
+    )
+
+
 def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, path: str) -> Run:
     """A script that only starts ``trl vllm-serve``: its GPUs are a role; the run's total is not in it."""
     roles = tuple(Role("rollout", _server_gpus(server)) for server in servers)
@@ -536,4 +564,4 @@ def _server_only(first: Launch, servers: list[Launch], reading: Interpreter, pat
     )
 
 
-__all__ = ["NAME", "claims", "parse", "read"]
+__all__ = ["NAME", "claims", "parse", "read", "read_offline"]

@@ -153,18 +153,51 @@ class Code:
         return UNKNOWN
 
     def _flag(self, dest: str, args: Mapping[str, Flag], convert: Callable[[str], T | None]) -> Found[T]:
-        """The script's own flag as the command gives it, else its ``argparse`` default."""
-        argument = self.arguments[dest]
-        flag = args.get(dest)
-        if flag is not None:
-            return from_override(flag.override(), convert)
-        value = False if argument.switch and argument.default is None else argument.default
-        if value is None:
-            return Found(None, Origin.UNKNOWN, argument.line, f"--{dest} (no default)")
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        found = convert(text)
-        origin = Origin.SCRIPT_DEFAULT if found is not None else Origin.UNKNOWN
-        return Found(found, origin, argument.line, f"--{dest} (the script's default: {text})")
+        return _own_flag(self.arguments[dest], dest, args, convert)
+
+
+def _own_flag(argument: Argument, dest: str, args: Mapping[str, Flag], convert: Callable[[str], T | None]) -> Found[T]:
+    """The script's own flag as the command gives it, else its default (``argparse``'s or its dataclass field's)."""
+    flag = args.get(dest)
+    if flag is not None:
+        return from_override(flag.override(), convert)
+    value = False if argument.switch and argument.default is None else argument.default
+    if value is None:
+        return Found(None, Origin.UNKNOWN, argument.line, f"--{dest} (no default)")
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    found = convert(text)
+    origin = Origin.SCRIPT_DEFAULT if found is not None else Origin.UNKNOWN
+    return Found(found, origin, argument.line, f"--{dest} (the script's default: {text})")
+
+
+OFFLINE_DEFAULTS = {"tensor_parallel_size": "1", "gpu_memory_utilization": "0.9"}
+"""vLLM's ``LLM()`` defaults for the arguments read (vllm/engine/arg_utils.py's EngineArgs)."""
+
+
+@dataclass(frozen=True)
+class Offline:
+    """A TRL script that generates with vLLM's offline engine, ``LLM(model=…, tensor_parallel_size=…)``, and
+    trains with none of TRL's configs (an evaluation: ``examples/scripts/ssd_eval.py``)."""
+
+    line: int
+    """The ``LLM(`` call's line."""
+    said: Mapping[str, Said]
+    """How the call gives ``model``, ``tensor_parallel_size`` and ``gpu_memory_utilization``."""
+    arguments: Mapping[str, Argument]
+    """The script's own flags: ``argparse`` arguments and the fields of its dataclasses (``TrlParser(Args)``)."""
+
+    def value(self, name: str, args: Mapping[str, Flag], convert: Callable[[str], T | None]) -> Found[T]:
+        """An argument of the ``LLM(`` call as the launch with ``args`` makes it (unsaid: vLLM's default)."""
+        said = self.said.get(name, Said("none"))
+        if said.how == "flag" and said.what in self.arguments:
+            return _own_flag(self.arguments[said.what], said.what, args, convert)
+        if said.how == "literal":
+            found = convert(said.what)
+            return Found(found, Origin.SET if found is not None else Origin.UNKNOWN, said.line, f"{name}={said.what}")
+        if said.how == "none" and name in OFFLINE_DEFAULTS:
+            fallback = convert(OFFLINE_DEFAULTS[name])
+            return Found(fallback, Origin.FRAMEWORK_DEFAULT, 0, f"{name}: {OFFLINE_DEFAULTS[name]} (vLLM's default)")
+        return Found(None, Origin.UNKNOWN, said.line, f"{name} is given to LLM() in a way not read here")
 
 
 def read(text: str) -> Code | None:
@@ -182,6 +215,57 @@ def read(text: str) -> Code | None:
     if vllm.how == "default" and not parsed and _spread(code, config):
         vllm = Said("unread")  # GRPOConfig(**kwargs): the field may be in what is spread
     return Code(config, trainer, parsed, vllm, _model(code), _arguments(code))
+
+
+def offline(text: str) -> Offline | None:
+    """What a TRL script that calls vLLM's ``LLM(`` itself says, or None (no such call, or a TRL config trains)."""
+    code = _code(text[:MAX_CODE])
+    if not _IMPORTS_TRL.search(code) or not _IMPORTS_LLM.search(code):
+        return None
+    calls = list(re.finditer(r"(?<![\w.])LLM\(", code))
+    if len(calls) != 1:
+        return None  # none, or several engines: not one run read here
+    arguments = _top_level(code, calls[0].end())
+    line = _line(code, calls[0].start())
+    said = {name: _keyword(arguments, name, line) for name in ("model", *OFFLINE_DEFAULTS)}
+    return Offline(line, said, {**_fields(code), **_arguments(code)})
+
+
+_IMPORTS_LLM = re.compile(r"^\s*from\s+vllm\s+import\s+[^\n]*\bLLM\b", re.MULTILINE)
+_VALUE = re.compile(r"""\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)'|([0-9]+(?:\.[0-9]+)?)|(\w+)\.(\w+))\s*(?:,|$)""")
+
+
+def _keyword(arguments: str, name: str, line: int) -> Said:
+    """``name=`` in a call's top-level arguments: a literal, the script's flag (``args.x``), unread or none."""
+    keyword = re.search(rf"(?:^|,)\s*{name}\s*=(?!=)", arguments)
+    if keyword is None:
+        return Said("unread", "", line) if "**" in arguments else Said("none")
+    value = _VALUE.match(arguments[keyword.end() :])
+    if value is None:
+        return Said("unread", "", line)
+    if value.group(5):
+        return Said("flag", value.group(5), line)
+    literal = next(group for group in value.groups()[:3] if group is not None)
+    return Said("literal", literal, line)
+
+
+def _fields(code: str) -> dict[str, Argument]:
+    """The fields of the script's ``@dataclass`` classes (the arguments ``TrlParser(Args)`` parses), by name."""
+    found: dict[str, Argument] = {}
+    for header in re.finditer(r"^@dataclass(?:\([^)\n]*\))?\s*\nclass\s+\w+[^\n]*:\n", code, re.MULTILINE):
+        body = re.match(r"(?:(?:[ \t]+[^\n]*|[ \t]*)\n)*", code[header.end() :])
+        start = header.end()
+        for field in re.finditer(r"^[ \t]+(\w+)\s*:\s*[^=\n]+=\s*([^\n]*)$", body.group(0) if body else "", re.M):
+            default = re.match(
+                r"""(?:field\([^\n]*?\bdefault\s*=\s*)?(?:"([^"\n]*)"|'([^'\n]*)'|(True|False)\b|([0-9.]+)\b)""",
+                field.group(2),
+            )
+            value: str | bool | None = None
+            if default is not None:  # `field(metadata=…)` alone has none: the flag is required
+                texts = default.groups()
+                value = texts[2] == "True" if texts[2] else next((t for t in texts if t is not None), None)
+            found[field.group(1)] = Argument(value, False, _line(code, start + field.start()))
+    return found
 
 
 def _code(text: str) -> str:
@@ -317,4 +401,4 @@ def _arguments(code: str) -> dict[str, Argument]:
     return found
 
 
-__all__ = ["CONFIGS", "Argument", "Code", "Said", "Trainer", "read"]
+__all__ = ["CONFIGS", "Argument", "Code", "Offline", "Said", "Trainer", "offline", "read"]
