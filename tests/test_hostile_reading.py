@@ -23,7 +23,7 @@ import pytest
 from sphinx_rlresources.core.crosscheck import cross_check
 from sphinx_rlresources.core.model import Contributor, Entry, SourceRef
 from sphinx_rlresources.scripts.expand import MAX_ARRAY_ITEMS
-from sphinx_rlresources.scripts.frameworks import inherit, layers, read_config, read_run
+from sphinx_rlresources.scripts.frameworks import inherit, layers, read_config, read_file, read_run
 from sphinx_rlresources.scripts.interpreter import Interpreter
 from sphinx_rlresources.scripts.lexer import MAX_REREAD
 from sphinx_rlresources.scripts.reader import interpret
@@ -156,6 +156,14 @@ def test_a_long_run_of_reserved_words_is_read_in_linear_time() -> None:
     for word in ("then", "{"):
         script = f"{word} " * 200_000 + "\n" + LAUNCH
         assert cpu(lambda script=script: interpret(script)) < 10  # quadratic: a minute and more
+
+
+def test_a_python_module_of_blank_lines_is_read_in_linear_time() -> None:
+    """A docstring launch of itself, then blank lines and indented ones: each run was rescanned from each line."""
+    head = '"""\npython examples/scripts/x.py --a 1\n"""\n'
+    tail = "from trl import X\nfrom vllm import LLM\n@dataclass\nclass A:\n" + "    \n" * 50_000 + "LLM(model='m')\n"
+    text = head + "\n" * 300_000 + tail
+    assert cpu(lambda: read_file(text, "examples/scripts/x.py")) < 10  # quadratic: minutes
 
 
 def test_case_patterns_on_many_lines_are_read_once() -> None:

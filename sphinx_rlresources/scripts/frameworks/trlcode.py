@@ -78,7 +78,8 @@ CONFIGS: dict[str, Trainer] = {
 }
 """TRL's config classes by name (those an example may train with), at huggingface/trl@f2cd577."""
 
-_IMPORTS_TRL = re.compile(r"^\s*(?:from\s+trl(?:\.[\w.]+)?\s+import|import\s+trl\b)", re.MULTILINE)
+# `^[ \t]*`, not `^\s*`: a run of blank lines would be rescanned from each of its lines
+_IMPORTS_TRL = re.compile(r"^[ \t]*(?:from\s+trl(?:\.[\w.]+)?\s+import|import\s+trl\b)", re.MULTILINE)
 _SUBCLASS = re.compile(r"^class\s+(\w+)\(\s*(\w+)\s*\)\s*:", re.MULTILINE)
 _PARSER = re.compile(r"\b(?:TrlParser|HfArgumentParser)\(\s*\(([^()]{0,400})\)")
 _CALL = re.compile(r"\b(\w+)\(")
@@ -231,7 +232,7 @@ def offline(text: str) -> Offline | None:
     return Offline(line, said, {**_fields(code), **_arguments(code)})
 
 
-_IMPORTS_LLM = re.compile(r"^\s*from\s+vllm\s+import\s+[^\n]*\bLLM\b", re.MULTILINE)
+_IMPORTS_LLM = re.compile(r"^[ \t]*from\s+vllm\s+import\s+[^\n]*\bLLM\b", re.MULTILINE)
 _VALUE = re.compile(r"""\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)'|([0-9]+(?:\.[0-9]+)?)|(\w+)\.(\w+))\s*(?:,|$)""")
 
 
@@ -253,9 +254,9 @@ def _fields(code: str) -> dict[str, Argument]:
     """The fields of the script's ``@dataclass`` classes (the arguments ``TrlParser(Args)`` parses), by name."""
     found: dict[str, Argument] = {}
     for header in re.finditer(r"^@dataclass(?:\([^)\n]*\))?\s*\nclass\s+\w+[^\n]*:\n", code, re.MULTILINE):
-        body = re.match(r"(?:(?:[ \t]+[^\n]*|[ \t]*)\n)*", code[header.end() :])
+        body = re.match(r"(?:[ \t][^\n]*\n|\n)*", code[header.end() :])  # indented or blank lines
         start = header.end()
-        for field in re.finditer(r"^[ \t]+(\w+)\s*:\s*[^=\n]+=\s*([^\n]*)$", body.group(0) if body else "", re.M):
+        for field in re.finditer(r"^[ \t]+(\w+)[ \t]*:[^=\n]*=[ \t]*([^\n]*)$", body.group(0) if body else "", re.M):
             default = re.match(
                 r"""(?:field\([^\n]*?\bdefault\s*=\s*)?(?:"([^"\n]*)"|'([^'\n]*)'|(True|False)\b|([0-9.]+)\b)""",
                 field.group(2),
