@@ -201,9 +201,12 @@ def compare(trees: dict[str, dict[str, Run]], rows: list[dict[str, Any]], snippe
     for row in rows:
         repo = row.get("repo")
         names = [repo.replace("/", "+")] if repo else list(trees)
-        # a docstring's row may name its lines (``x.py#L27-63``): the file is read whole, through its docstring
-        whole = row["path"].split("#", 1)[0]
-        paths = (row["path"], whole) if whole.endswith(".py") else (row["path"],)
+        # a docstring's row may name its lines (``x.py#L27-63``): the file is read whole, through its docstring;
+        # a row of a later command (``x.py#docstring-cmd2``, ``-option2``) is not what the reader reads (its first)
+        whole, _, fragment = row["path"].partition("#")
+        numbered = re.fullmatch(r"docstring-(?:cmd|option)([0-9]+)", fragment)
+        later = numbered is not None and int(numbered.group(1)) > 1
+        paths = (row["path"], whole) if whole.endswith(".py") and not later else (row["path"],)
         found = [(name, trees[name][p]) for p in paths for name in names if name in trees and p in trees[name]]
         if not found:
             if any(name in trees for name in names) and (snippets or "#" not in row["path"]):

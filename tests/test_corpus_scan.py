@@ -142,6 +142,27 @@ def test_a_python_file_is_scanned_through_its_docstring_and_a_rows_line_span_fin
     assert "truth: right 2  unknown 0  not read 0  WRONG 0" in capsys.readouterr().out
 
 
+def test_a_row_of_a_docstrings_later_command_is_not_what_the_reader_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reader reads a docstring's first launch: a row labelling the second is not compared with it."""
+    tree = tmp_path / "huggingface+trl"
+    (tree / "examples").mkdir(parents=True)
+    python = (
+        '"""Usage:\n\n    accelerate launch --num_processes 2 x.py --model_name_or_path m\n\n'
+        '    accelerate launch --num_processes 4 x.py --model_name_or_path n\n"""\n'
+    )
+    (tree / "examples" / "x.py").write_text(python)
+    truth = tmp_path / "truth.jsonl"
+    rows = [
+        {"repo": "huggingface/trl", "path": "examples/x.py#docstring-cmd1", "gpus": 2},
+        {"repo": "huggingface/trl", "path": "examples/x.py#docstring-cmd2", "gpus": 4},
+    ]
+    truth.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert corpus_scan.main([str(tree), "--snippets", "--truth", str(truth)]) == 0
+    assert "truth: right 1  unknown 0  not read 1  WRONG 0" in capsys.readouterr().out
+
+
 def test_tree_files_stay_inside_the_tree(tmp_path: Path) -> None:
     (tmp_path / "tree").mkdir()
     (tmp_path / "tree" / "a.sh").write_text("x=1\n")
