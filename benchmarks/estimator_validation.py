@@ -160,9 +160,14 @@ def point(values: dict[str, str], line: int) -> Point:  # noqa: C901 - one check
             settings[field] = Found(_value(values[column], kind, f"{where} {column}"), Origin.SET)
     gpus = _value(values["gpus"], int, f"{where} gpus")
     rollout_gpus = _value(values["rollout_gpus"], int, f"{where} rollout_gpus") if values.get("rollout_gpus") else 0
+    roles: list[Role] = []
     if rollout_gpus:
         settings["colocated"] = Found(False, Origin.SET)
-        settings["roles"] = (Role("rollout", Found(rollout_gpus, Origin.SET)),)
+        roles.append(Role("rollout", Found(rollout_gpus, Origin.SET)))
+    if values.get("ref_gpus"):  # a reference model on GPUs of its own (OpenRLHF without colocate_actor_ref)
+        roles.append(Role("reference", Found(_value(values["ref_gpus"], int, f"{where} ref_gpus"), Origin.SET)))
+    if roles:
+        settings["roles"] = tuple(roles)
     run = Run(framework=values.get("framework") or None, **settings)
     row = Row(values["model"], None, "", values["task"], gpus, values.get("train", ""), values.get("engine", ""))
     return Point(name, values["outcome"], measured, values["counter"], row, run, values["device"], values)

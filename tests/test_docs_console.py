@@ -424,6 +424,10 @@ COVERED: dict[str, Place] = {
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --engine sglang "
     "--gpu-memory-utilization 0.5 --max-num-seqs 256 "
     "--fp8-rollout --no-free-cache-engine": Place(seed_copy, stored="estimate-engine"),
+    "estimator-reference.rst: rlresources estimate --model Qwen3-1.7B --task GRPO --gpus 1 --device A100-80G "
+    "--framework trl": SEED,
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device H100 --engine none": SEED,
+    f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --kl --rollout-gpus 2 --ref-gpus 2": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --rollout-gpus 2 --rollout-tp 2": Place(
         seed_copy, stored="estimate-rollout-gpus"
     ),

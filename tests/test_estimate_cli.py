@@ -68,7 +68,7 @@ def test_json_keys_carry_their_unit(capsys: pytest.CaptureFixture[str]) -> None:
     sizes = [k for k in keys(data) if k.endswith(("_gb", "gb")) or k in ("gib", "bytes")]
     assert sizes == ["gib"] * len(sizes)  # only the per-term "gib"; every other size ends in _gib
     assert data["min_gpus"] >= data["min_gpus_floor"] >= 2 and data["params"] == 72_706_203_648
-    assert data["assumptions"]["prompt_length"] == {"value": 512, "assumed": True}
+    assert data["assumptions"]["prompt_length"] == {"value": 512, "assumed": True, "framework_default": False}
 
 
 def test_min_gpus_for_qwen2_7b_full_grpo_with_verls_offload_is_at_least_two(capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,8 +138,9 @@ def test_a_row_is_estimated_with_its_scripts_settings(
     monkeypatch.chdir(REPO)
     status, data = as_json(capsys, "--row", "data/70b.yaml:31")  # a line inside the row
     assert status == 0 and data["model"] == "Qwen2.5-72B" and data["gpus"] == 8
-    assert data["assumptions"]["param_offload"] == {"value": True, "assumed": False}  # read from the script
-    assert data["assumptions"]["memory_fraction"] == {"value": 0.6, "assumed": False}
+    read = {"assumed": False, "framework_default": False}  # read from the script
+    assert data["assumptions"]["param_offload"] == {"value": True, **read}
+    assert data["assumptions"]["memory_fraction"] == {"value": 0.6, **read}
 
 
 def test_row_and_model_assume_the_same_when_nothing_says(
@@ -209,3 +210,50 @@ def test_every_documented_example_runs(
     status, out, err = cli(capsys, *argv)
     assert status in (0, 1) and ("verdict" in out or ("--suggest" in argv and "with them: fits" in out))
     assert all(line.startswith("rlresources: note: ") for line in err.splitlines())  # a name read as another
+
+
+def test_engine_none_claims_nothing_and_refuses_an_engines_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--model", "Qwen2.5-0.5B", "--gpus", "1", "--device", "H100")
+    _status, engine = as_json(capsys, *argv)
+    status, alone = as_json(capsys, *argv, "--engine", "none")
+    assert status == 0
+    assert engine["engine_claim_gib"] > 0 and alone["engine_claim_gib"] == 0
+    assert alone["assumptions"]["engine"] == {"value": "none", "assumed": False, "framework_default": False}
+    assert all(t["phase"] != "engine" for m in alone["expected"]["moments"] for t in m["terms"])
+    for flag in (("--rollout-tp", "1"), ("--gpu-memory-utilization", "0.5"), ("--no-free-cache-engine",)):
+        status, out, err = cli(capsys, *argv, "--engine", "none", *flag)
+        assert status == 2 and out == ""
+        assert f"{flag[0]} describes a rollout engine, but the run has none (--engine none)" in err
+
+
+def test_framework_trl_takes_trls_defaults_and_names_them(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--model", "Qwen3-1.7B", "--gpus", "1", "--device", "A100-80G")
+    status, trl = as_json(capsys, *argv, "--framework", "trl")
+    _status, plain = as_json(capsys, *argv)
+    assert status == 0
+    assert trl["framework"] == "trl" and plain["framework"] is None
+    said = trl["assumptions"]
+    assert said["engine"] == {"value": "none", "assumed": False, "framework_default": True}
+    assert said["param_offload"] == {"value": False, "assumed": False, "framework_default": True}
+    assert plain["assumptions"]["engine"]["value"] == "vllm" and plain["assumptions"]["param_offload"]["value"]
+    assert trl["engine_claim_gib"] == 0
+    status, _out, err = cli(capsys, *argv, "--framework", "trl", "--rollout-gpus", "1")
+    assert status == 2 and "(--framework trl's default: no engine); add --engine vllm" in err
+
+
+def test_the_text_names_the_settings_a_frameworks_defaults_gave(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", "verl")
+    _status, out, _err = cli(capsys, *argv)
+    defaults = re.search(r"^verl's defaults \(not given[^)]*\):((?:\n  .*|.)*?)\nassumed", out, re.M | re.S)
+    assert defaults is not None, out
+    listed = " ".join(defaults.group(1).split())
+    for setting in ("param_offload=False", "offload_mode=phase", "memory_fraction=0.5", "param_bytes=4"):
+        assert setting in listed
+    # a setting given is neither a default nor assumed; without --framework nothing is a framework's default
+    _status, out, _err = cli(capsys, *argv, "--gpu-memory-utilization", "0.3", "--offload")
+    assert "memory_fraction" not in out.split("verl's defaults", 1)[1].split("assumed (not given")[0]
+    assert "param_offload" not in out.split("verl's defaults", 1)[1].split("assumed (not given")[0]
+    _status, out, _err = cli(capsys, *argv[:-2])
+    assert "'s defaults (not given" not in out
+    _status, data = as_json(capsys, *argv)
+    assert data["assumptions"]["memory_fraction"] == {"value": 0.5, "assumed": False, "framework_default": True}

@@ -37,8 +37,9 @@ from suggest_validation import compared  # isort: skip
 from suggest_validation import summary as suggest_summary  # isort: skip
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv")
-"""The validation sets the docs may draw: published runs, and the runs measured on a GPU."""
+MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv", "heldout_runs.csv")
+"""The validation sets the docs may draw: published runs, the runs measured on a GPU, and the
+published runs held out from every figure's tuning."""
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -274,13 +275,14 @@ class EstimatorDevices(SphinxDirective):
 class MemoryPoints(SphinxDirective):
     """``.. rlr-memory-points:: [FILE]``: a validation set under benchmarks/, estimated now, so the table cannot drift.
 
-    FILE is ``memory_points.csv`` (the default) or ``measured_gpu.csv``.  ``:measured:``
+    FILE is one of :data:`MEMORY_POINTS` (``memory_points.csv`` by default).  ``:measured:``
     draws the runs with a measured figure (measured, floor, expected, ratio); without it,
-    the runs known only by their outcome (ran or out of memory).
+    the runs known only by their outcome (ran or out of memory).  ``:summary:`` draws the
+    set's counts alone, one sentence, for a page that quotes them.
     """
 
     optional_arguments = 1
-    option_spec = {"measured": directives.flag}  # noqa: RUF012 - docutils' own spelling
+    option_spec = {"measured": directives.flag, "summary": directives.flag}  # noqa: RUF012 - docutils' own spelling
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0] if self.arguments else MEMORY_POINTS[0]
@@ -289,6 +291,8 @@ class MemoryPoints(SphinxDirective):
             return [self.state.document.reporter.error(message, line=self.lineno)]
         self.env.note_dependency(str(BENCHMARKS / name))
         rows = checked(BENCHMARKS / name)
+        if "summary" in self.options:
+            return [self.summary(rows)]
         if "measured" in self.options:
             return self.measured(rows)
         table: list[list[nodes.Node | str]] = [
@@ -350,14 +354,19 @@ class MemoryPoints(SphinxDirective):
         above = sum(c.floor_gib > (c.point.measured_gib or 1e9) for c in rows)
         text = (
             f"{len(rows)} runs; of the {len(ran)} that ran, {sum(c.result.verdict == 'does-not-fit' for c in ran)} "
-            f"are called does-not-fit; {above} floors are above "
-            f"their measured figure; of the {len(oom)} that ran out "
-            f"of memory, {sum(c.result.verdict in ('likely-oom', 'does-not-fit') for c in oom)} are called likely-oom "
-            f"or does-not-fit. Expected over measured for the {spread['points']} measured points: median "
-            f"{spread['median']:.2f}, quartiles {spread['q1']:.2f} and {spread['q3']:.2f}, from {spread['min']:.2f} "
-            f"to {spread['max']:.2f}; {spread['within_30_percent']:.0%} within 30%."
+            f"are called does-not-fit and {sum(c.result.verdict == 'likely-oom' for c in ran)} likely-oom; "
+            f"{above} floors are above their measured figure"
         )
-        return nodes.paragraph(text, text)
+        if oom:
+            flagged = sum(c.result.verdict in ("likely-oom", "does-not-fit") for c in oom)
+            text += f"; of the {len(oom)} that ran out of memory, {flagged} are called likely-oom or does-not-fit"
+        if spread["points"]:
+            text += (
+                f". Expected over measured for the {spread['points']} measured points: median "
+                f"{spread['median']:.2f}, quartiles {spread['q1']:.2f} and {spread['q3']:.2f}, from "
+                f"{spread['min']:.2f} to {spread['max']:.2f}; {spread['within_30_percent']:.0%} within 30%"
+            )
+        return nodes.paragraph(text + ".", text + ".")
 
 
 class SuggestPoints(SphinxDirective):

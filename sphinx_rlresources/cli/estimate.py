@@ -56,6 +56,7 @@ from sphinx_rlresources.estimator.memory import (
     known_task,
     minimum_gpus,
 )
+from sphinx_rlresources.estimator.plan import NO_ENGINE, TRAINER_GENERATES
 from sphinx_rlresources.safe.text import json_text, shown
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
@@ -63,9 +64,11 @@ from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 MAX_GPUS = 1 << 20
 MAX_DEVICE_GIB = 16384.0
 MAX_HOST_GIB = 1 << 24
-FRAMEWORKS = ("verl",)
-"""Frameworks whose defaults the flags can stand for (``--framework verl``: fp32 FSDP
-parameters, no offload, offload by phase when asked, a 0.5 engine budget)."""
+FRAMEWORKS = ("verl", "trl")
+"""Frameworks whose defaults the flags can stand for, each from its adapter's vocabulary
+(``--framework verl``: fp32 FSDP parameters, no offload, offload by phase when asked, a 0.5
+engine budget; ``--framework trl``: no offload and no engine, transformers' ``generate``
+inside the trainer, as ``use_vllm`` defaults to false)."""
 
 
 def _whole(flag: str, low: int, high: int) -> Callable[[str], int]:
@@ -140,7 +143,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--host-memory", metavar="GIB", type=_real("--host-memory", 0, MAX_HOST_GIB),
         help="host GiB per node (default: a DGX node's where standard, else not checked)")  # fmt: skip
     add("--gpus-per-node", metavar="N", type=_bounded("--gpus-per-node", "gpus_per_node"), help="(default 8)")
-    add("--framework", choices=FRAMEWORKS, help="assume its defaults where a flag is left out (default: none)")
+    add("--framework", choices=FRAMEWORKS,
+        help="assume its defaults where a flag is left out, for the expected peak (default: none)")  # fmt: skip
     add("--train", choices=TRAIN_BACKENDS, help="the training backend (default fsdp)")
     for flag, field, what in (
         ("--train-tp", "train_tp", "Megatron tensor parallelism"),
@@ -195,7 +199,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--gpu-memory-utilization", metavar="FRACTION", type=_real("--gpu-memory-utilization", 0, 1),
         help="the engine's claim, vLLM's gpu_memory_utilization or SGLang's mem_fraction_static (default: not "
         "stated, the weights and KV cache it uses; 0.5 with --framework verl)")  # fmt: skip
-    add("--engine", choices=ENGINES, help="the rollout engine (default vllm)")
+    add("--engine", choices=(*ENGINES, NO_ENGINE),
+        help="the rollout engine (default vllm; none: no engine, the trainer generates or only trains; none with "
+        "--framework trl)")  # fmt: skip
     add("--max-num-seqs", metavar="SEQS", type=_bounded("--max-num-seqs", "max_num_seqs"),
         help="the engine's batch limit (default 256, vLLM's)")  # fmt: skip
     add("--fp8-rollout", action="store_true", default=None, help="fp8 rollout weights")
@@ -203,6 +209,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the engine keeps its claim while training (no sleep mode)")  # fmt: skip
     add("--rollout-gpus", metavar="N", type=_bounded("--rollout-gpus", "rollout_gpus"),
         help="GPUs of the engine alone (default: colocated, none)")  # fmt: skip
+    add("--ref-gpus", metavar="N", type=_bounded("--ref-gpus", "rollout_gpus"),
+        help="GPUs of the reference model alone, with --kl (default: on the trainer's)")  # fmt: skip
     add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
     add("--entropy-chunking", action="store_true", default=None, help="chunked entropy in the log-prob pass")
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
@@ -271,6 +279,8 @@ def run_from_flags(args: argparse.Namespace) -> Run:
     roles: tuple[Role, ...] = ()
     if args.rollout_gpus:
         roles = (Role("rollout", _set(args.rollout_gpus)),)
+    if args.ref_gpus:
+        roles = (*roles, Role("reference", _set(args.ref_gpus)))
     return Run(
         framework=args.framework,
         train_backend=_set(args.train),
@@ -344,6 +354,33 @@ def _facts(plan: Plan, args: argparse.Namespace) -> Plan:
     )
 
 
+ENGINE_FLAGS = (
+    ("rollout_gpus", "--rollout-gpus"),
+    ("rollout_tp", "--rollout-tp"),
+    ("gpu_memory_utilization", "--gpu-memory-utilization"),
+    ("max_num_seqs", "--max-num-seqs"),
+    ("fp8_rollout", "--fp8-rollout"),
+    ("free_cache", "--no-free-cache-engine"),
+)
+"""(dest, flag) of the flags that describe a rollout engine: refused where there is none."""
+
+
+def _engine_flags(args: argparse.Namespace) -> None:
+    """Refuse an engine's settings for a run without one, rather than estimate them away unsaid."""
+    words = vocabulary_of(args.framework)
+    engine = args.engine or (words.defaults.get("engine") if words is not None else None) or "vllm"
+    if engine not in (*TRAINER_GENERATES, NO_ENGINE):
+        return
+    given = [flag for dest, flag in ENGINE_FLAGS if getattr(args, dest) is not None]
+    if given:
+        why = "--engine none" if args.engine else f"--framework {args.framework}'s default: no engine"
+        verb = "describes" if len(given) == 1 else "describe"
+        raise CliError(
+            f"{', '.join(given)} {verb} a rollout engine, but the run has none ({why}); "
+            "add --engine vllm (or sglang) for a run that generates with one"
+        )
+
+
 def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
     if not known_task(args.task):
         tasks = ", ".join(t.upper() for t in ALGORITHMS)
@@ -355,12 +392,17 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
         )
     device, gib = _device(args, args.device)
     gpus = args.gpus or 8
+    _engine_flags(args)
     if args.rollout_tp and not args.min_gpus:
         engine = args.rollout_gpus or gpus
         if args.rollout_tp > engine or engine % args.rollout_tp:
             raise CliError(f"--rollout-tp {args.rollout_tp} must divide the engine's {engine} GPUs")
     if args.rollout_gpus and not args.min_gpus and args.rollout_gpus >= gpus:
         raise CliError(f"--rollout-gpus {args.rollout_gpus} leaves none of --gpus {gpus} for the trainer")
+    if args.ref_gpus and not args.kl:
+        raise CliError("--ref-gpus places a reference model: add --kl, which loads one")
+    if args.ref_gpus and not args.min_gpus and args.ref_gpus + (args.rollout_gpus or 0) >= gpus:
+        raise CliError(f"--ref-gpus {args.ref_gpus} leaves none of --gpus {gpus} for the trainer")
     row = Row(arch.name, None, "", args.task, gpus, args.train or "fsdp", args.engine or "vllm")
     plan = plan_for_row(row, run_from_flags(args), device, gib)
     if args.gpus is None:

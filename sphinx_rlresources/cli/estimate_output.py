@@ -55,24 +55,31 @@ def headline(found: Estimate, phase: str) -> dict[str, Any]:
 
 
 def assumptions(found: Result) -> dict[str, Any]:
-    """Each setting the estimate used, and whether it was given or assumed (the silent default)."""
+    """Each setting the estimate used: its value, whether it was assumed (the silent default) and whether
+    the named framework's own default gave it (neither is a setting given)."""
     plan = found.plan
     values: dict[str, Any] = {name: getattr(plan, name) for name in SILENT}
     values.update(
         lora_rank=plan.lora_rank,
         train_backend=plan.train_backend,
         param_bytes=plan.param_bytes,
+        zero_stage=plan.zero_stage,
         engine=plan.engine,
         rollout_tp=found.rollout_tp,
         reference_model=plan.reference,
         critic=plan.has_critic,
         gpus=plan.gpus,
         rollout_gpus=plan.rollout_gpus,
+        ref_gpus=plan.ref_gpus,
         host_memory_gib=plan.host_memory_gib,
         mean_prompt_length=plan.mean_prompt_length,
         mean_response_length=plan.mean_response_length,
     )
-    return {name: {"value": value, "assumed": name in plan.assumed} for name, value in values.items()}
+    defaulted = plan.framework_defaults
+    return {
+        name: {"value": value, "assumed": name in plan.assumed, "framework_default": name in defaulted}
+        for name, value in values.items()
+    }
 
 
 def _figure(found: Estimate) -> dict[str, Any]:
@@ -127,6 +134,7 @@ def as_json(found: Result, minimum: tuple[int | None, int | None] | None) -> dic
         "problems": found.problems,
         "floor": _figure(found.floor),
         "expected": _figure(found.expected),
+        "framework": plan.framework,
         "assumptions": assumptions(found),
         "ignored": list(plan.ignored),
     }
@@ -142,7 +150,7 @@ def as_text(found: Result, minimum: tuple[int | None, int | None] | None) -> str
         if plan.lora_rank
         else ""
     )
-    placement = f", the engine on {plan.rollout_gpus} of them" if plan.rollout_gpus else ""
+    placement = _placement(found)
     lines = [
         f"{arch.name}: {arch.params():,} parameters{trainable}; {plan.task} on {plan.gpus}*{plan.device} "
         f"({plan.device_gib:.1f} GiB each){placement}",
@@ -178,13 +186,30 @@ def as_text(found: Result, minimum: tuple[int | None, int | None] | None) -> str
     lines.extend(f"  {one_line(problem)}" for problem in found.problems)
     if minimum is not None:
         lines.append(_minimum_line(found, minimum))
-    taken = [f"{k}={_value(v['value'])}" for k, v in assumptions(found).items() if v["assumed"]]
+    settings = assumptions(found)
+    defaulted = [f"{k}={_value(v['value'])}" for k, v in settings.items() if v["framework_default"]]
+    if defaulted:
+        said = (
+            f"{plan.framework}'s defaults (not given; the floor takes the least memory where a release may differ): "
+            + ", ".join(defaulted)
+        )
+        lines.extend(textwrap.wrap(said, WIDTH + 19, subsequent_indent="  ", break_on_hyphens=False))
+    taken = [f"{k}={_value(v['value'])}" for k, v in settings.items() if v["assumed"]]
     if taken:
         said = "assumed (not given; a script that is silent assumes the same): " + ", ".join(taken)
         lines.extend(textwrap.wrap(said, WIDTH + 19, subsequent_indent="  ", break_on_hyphens=False))
     if plan.ignored:
         lines.append(f"ignored (outside their bounds, estimated as not given): {', '.join(plan.ignored)}")
     return "\n".join(lines) + "\n"
+
+
+def _placement(found: Result) -> str:
+    """The GPUs of the engine and of the reference model, where they have their own."""
+    plan = found.plan
+    placement = f", the engine on {plan.rollout_gpus} of them" if plan.rollout_gpus else ""
+    if plan.ref_gpus and plan.use_kl:
+        placement += f", the reference model on {plan.ref_gpus} of them"
+    return placement
 
 
 def _value(value: object) -> str:

@@ -152,14 +152,17 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     ignored: list[str] = []
     values: dict[str, Any] = {}
     floor_values: list[tuple[str, Any]] = []
+    defaulted: list[str] = []
     # The framework's own facts (verl: fp32 FSDP parameters, offload by phase), from its vocabulary.
     words = vocabulary_of((run.framework or "").lower())
     run = framework_defaults(run, words)
     framework_default = Origin.FRAMEWORK_DEFAULT
     for (name, least, mechanism, bounds, floor_pair), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
-        if found.origin is framework_default and not mechanism and value != least:
-            floor_values.append(floor_pair)
+        if found.origin is framework_default and value is not None:
+            defaulted.append(name)
+            if not mechanism and value != least:
+                floor_values.append(floor_pair)
         if value is None:
             if name not in values:
                 values[name] = least
@@ -173,6 +176,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         values[name] = value
     engine_gpus = row.gpus
     rollout_gpus = _rollout_gpus(run, row.gpus)
+    ref_gpus = _own_gpus(run, "reference", row.gpus - rollout_gpus)
     if rollout_gpus:
         engine_gpus = rollout_gpus
     tp = values["rollout_tp"]
@@ -206,6 +210,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
             values["train_tp"], values["train_pp"] = tp, row.gpus // tp
         elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
             floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
+    defaulted += _defaulted_facts(run, words, backend)
     engine = (run.engine.value or row.infer or "vllm").lower()
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
     return Plan(
@@ -220,13 +225,30 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         budget_of="free" if engine == "sglang" else "device",
         critic=run.critic.value,
         rollout_gpus=rollout_gpus,
+        ref_gpus=ref_gpus,
         max_total_length=None if cap is None else int(cap),
         zero_stage=zero_stage,
         assumed=tuple(assumed),
+        framework=run.framework if defaulted else None,
+        framework_defaults=tuple(n for n in defaulted if n not in assumed),
         ignored=tuple(ignored),
         floor_values=tuple([pair for pair in floor_values if pair[0] not in assumed]),
         **values,
     )
+
+
+def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[str]:
+    """The settings outside :data:`READ` that the framework's defaults decided (its backend, its engine,
+    its ZeRO stage, the bytes its trainer keeps per parameter)."""
+    facts = (("train_backend", run.train_backend), ("engine", run.engine), ("zero_stage", run.zero_stage))
+    found = [name for name, said in facts if said.origin is Origin.FRAMEWORK_DEFAULT and said.value is not None]
+    if words is not None and backend == "fsdp" and words.fsdp_param_bytes != PLAIN_PARAM_BYTES:
+        found.append("param_bytes")
+    return found
+
+
+PLAIN_PARAM_BYTES = 2
+"""bf16 parameters: what a trainer keeps unless its framework's vocabulary says more (verl's fp32)."""
 
 
 def framework_defaults(run: Run, words: Vocabulary | None) -> Run:
@@ -265,8 +287,18 @@ def _rollout_gpus(run: Run, gpus: int) -> int:
     """The engine's own GPUs when the run places it apart from the trainer (0: colocated or unknown)."""
     if run.colocated.value is not False:
         return 0
+    return _own_gpus(run, "rollout", gpus)
+
+
+def _own_gpus(run: Run, name: str, gpus: int) -> int:
+    """The GPUs of a role the run places apart from the trainer, fewer than ``gpus`` (0: shared or unknown).
+
+    A reference model counts only where one is loaded; its role says where (OpenRLHF's
+    ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` without ``colocate_actor_ref``)."""
+    if name == "reference" and run.use_kl.value is False:
+        return 0
     for role in run.roles:
-        if role.name == "rollout" and not role.colocated_with:
+        if role.name == name and not role.colocated_with:
             count = role.gpus.value
             if count is not None and _fits("rollout_gpus", count) and 0 < count < gpus:
                 return int(count)

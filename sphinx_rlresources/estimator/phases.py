@@ -84,11 +84,12 @@ class Tokens:
     padded: bool
 
 
-def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Tokens:
+def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None, gpus: int | None = None) -> Tokens:
     """The fewest tokens a micro-batch can hold (the floor), or the expected number.
 
     ``prompts`` (the mini-batch or the step's batch) caps the sequences a GPU can have:
-    ``prompts * rollout_n`` sequences spread over the data-parallel groups.
+    ``prompts * rollout_n`` sequences spread over the data-parallel groups of ``gpus``
+    (the trainer's, unless a pass runs on GPUs of its own).
     """
     split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
     prompt, response = plan.lengths
@@ -107,7 +108,7 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None) -> Token
         share = min(plan.mean_response_length or response, response) / max(sequence, 1)
     available = None
     if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
-        available = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
+        available = max(1.0, prompts * plan.rollout_n * split / max(gpus or plan.train_gpus, 1))
     if plan.dynamic_batch and plan.max_token_len_per_gpu:
         count = float(plan.max_token_len_per_gpu)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
         if available is not None:
@@ -149,7 +150,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     params_back = place(states.actor_name, states.actor_params, plan.param_offload)
     optimizer_back = place(states.optimizer_name, states.optimizer, plan.optimizer_offload)
     ref_back: list[Term] = []
-    if plan.reference:
+    if plan.reference and not plan.ref_gpus:
         ref_offload = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
         ref_back = place("reference model (bf16, sharded)", states.ref, ref_offload)
     critic_back: list[Term] = []
@@ -179,7 +180,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     later.append(("the actor's update", update))
     actor_pass = _forward(arch, plan, log_prob, expected, entropy=True)
     later.append(("the actor's log-prob pass", [*params_back, *gathered, *actor_pass]))
-    if plan.reference:
+    if plan.reference and not plan.ref_gpus:
         ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
         later.append(("the reference model's log-prob pass", [*ref_back, *gathered, *ref_pass]))
     if plan.has_critic:
@@ -190,6 +191,8 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         later = [(m, [t for t in terms if not _shaped(t)]) for m, terms in later]
     if expected:  # what no tensor holds; the floor leaves it out, as torch's counters do
         later = [(m, [*terms, _runtime(terms)]) for m, terms in later]
+    if plan.ref_gpus and plan.use_kl:
+        found.moments.append(_own_reference(arch, plan, expected, found))
 
     if plan.engine == NO_ENGINE:  # the trainer alone: its moments, nothing beside them
         found.moments.extend(Moment("train", name, tuple(terms)) for name, terms in later)
@@ -210,6 +213,40 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
             asleep = "rollout weights kept in host memory while the engine sleeps"
             found.host.append(Term("host", asleep, weights * per_node))
     return found
+
+
+def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estimate) -> Moment:
+    """The reference model on GPUs of its own: its bf16 weights and its log-prob pass, nothing of the trainer's.
+
+    OpenRLHF gives the reference ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` GPUs of
+    its own unless ``colocate_actor_ref`` (or ``colocate_all``) places it with the actor
+    (``openrlhf/cli/train_ppo_ray.py:41-103`` at 3c3be62); its DeepSpeed config shards it
+    with ZeRO-3 only when the actor trains with stage 3, else each GPU holds it whole
+    (``get_ds_eval_config``: ``stage=self.stage if self.stage == 3 else 0``,
+    ``openrlhf/utils/deepspeed/deepspeed.py:489-493``), and ``--ref.offload`` keeps it in
+    host memory.  A LoRA run's reference there is a whole model too.
+    """
+    sharded = plan.zero_stage >= _ZERO["parameters"] and plan.train_backend == "fsdp"
+    weights = 2 * arch.params() / (plan.ref_gpus if sharded else 1)
+    name = f"reference model (bf16, {_shard(sharded)} over its {plan.ref_gpus} GPUs)"
+    offloaded = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
+    terms: list[Term] = []
+    if offloaded:
+        found.host.append(Term("host", f"{name}, offloaded", weights * min(plan.ref_gpus, plan.gpus_per_node)))
+        if plan.offload_mode != "compute":
+            terms.append(Term("train", f"{name} <- host", weights))
+    else:
+        terms.append(Term("train", name, weights))
+    count = tokens(
+        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
+        plan.ref_gpus,
+    )  # fmt: skip
+    terms += [*(_gathered(arch, plan) if sharded else []), *_forward(arch, plan, count, expected, entropy=False)]
+    if arch.size_only:
+        terms = [t for t in terms if not _shaped(t)]
+    if expected:
+        terms.append(_runtime(terms))
+    return Moment("train", "the reference model's log-prob pass, on its own GPUs", tuple(terms), with_resident=False)
 
 
 def _runtime(terms: list[Term]) -> Term:

@@ -146,10 +146,19 @@ class Plan:
     rollout_gpus: int = 0
     """0: colocated (the engine shares the trainer's GPUs); otherwise the GPUs of the engine
     alone, and the trainer has the other ``gpus - rollout_gpus``."""
+    ref_gpus: int = 0
+    """0: a reference model, when one is loaded, shares the trainer's GPUs; otherwise the GPUs of
+    its own (OpenRLHF without ``colocate_actor_ref``), which hold it and its log-prob pass alone
+    and are not the trainer's."""
     gpus_per_node: int = 8
     host_memory_gib: float | None = None
     """Host memory per node; None: not checked."""
     assumed: tuple[str, ...] = ()
+    framework: str | None = None
+    """The framework whose defaults filled what the script or the flags left unsaid (None: none)."""
+    framework_defaults: tuple[str, ...] = ()
+    """The settings that framework's own defaults gave (its config, its argparse, its vocabulary):
+    neither given nor :attr:`assumed`; the output names them apart."""
     ignored: tuple[str, ...] = ()
     """Settings given outside their bounds, estimated as if not given (``name=value``)."""
     floor_values: tuple[tuple[str, Any], ...] = ()
@@ -191,7 +200,7 @@ class Plan:
 
     @property
     def train_gpus(self) -> int:
-        return self.gpus - self.rollout_gpus
+        return self.gpus - self.rollout_gpus - self.ref_gpus
 
     @property
     def engine_gpus(self) -> int:

@@ -1,0 +1,94 @@
+"""A reference model on GPUs of its own: counted on its own pool, not on the actor's GPUs.
+
+OpenRLHF places the reference on ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` GPUs of
+its own unless ``--train.colocate_actor_ref`` puts it with the actor
+(``openrlhf/cli/train_ppo_ray.py:41-103`` at OpenRLHF/OpenRLHF@3c3be62); the actor then
+shards its states over its own GPUs only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from sphinx_rlresources.cli.main import main as rlresources
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
+from sphinx_rlresources.estimator.plan import Plan
+from sphinx_rlresources.scripts.frameworks import read_run
+
+OWN = "the reference model's log-prob pass, on its own GPUs"
+
+# The idiom of OpenRLHF/OpenRLHF@3c3be62:examples/scripts/train_ppo_with_reward_fn.sh (ray job
+# submit, roles by nodes x GPUs per node), here with GRPO's group_norm, a remote reward and no
+# colocation: actor 4 + reference 2 + vLLM 2 x 1.
+SCRIPT = """\
+ray job submit --address="http://127.0.0.1:8265" -- python3 -m openrlhf.cli.train_ppo_ray \\
+   --ref.num_nodes 1 --ref.num_gpus_per_node {ref} \\
+   --actor.num_nodes 1 --actor.num_gpus_per_node 4 \\
+   --vllm.num_engines 2 --vllm.tensor_parallel_size 1 {colocate}\\
+   --actor.model_name_or_path Qwen/Qwen2.5-7B-Instruct \\
+   --reward.remote_url http://localhost:5000/get_reward \\
+   --algo.advantage.estimator group_norm --algo.kl.init_coef 0.01 \\
+   --rollout.n_samples_per_prompt 8 --ds.zero_stage 3
+"""
+
+
+def plan_of(script: str, gpus: int) -> Plan:
+    run = read_run(script, "train.sh")
+    return plan_for_row(Row("Qwen2.5-7B", None, "7b", "GRPO", gpus, "deepspeed", "vllm"), run, "H100", 79.6)
+
+
+def test_openrlhf_places_the_reference_on_gpus_of_its_own_unless_colocated() -> None:
+    own = plan_of(SCRIPT.format(ref=2, colocate=""), 8)
+    assert (own.gpus, own.rollout_gpus, own.ref_gpus, own.train_gpus) == (8, 2, 2, 4)
+    shared = plan_of(SCRIPT.format(ref=4, colocate="--train.colocate_actor_ref "), 6)
+    assert (shared.gpus, shared.rollout_gpus, shared.ref_gpus, shared.train_gpus) == (6, 2, 0, 4)
+
+
+def test_the_reference_is_counted_on_its_own_pool_and_not_on_the_actors() -> None:
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    plan = Plan(
+        "GRPO", 8, "H100", 79.6, use_kl=True, param_offload=False, optimizer_offload=False, ref_param_offload=False,
+        rollout_gpus=2, ref_gpus=2,
+    )  # fmt: skip
+    found = estimate(arch, plan).expected
+    pool = next(m for m in found.moments if m.name == OWN)
+    assert not pool.with_resident  # nothing of the trainer's sits there
+    weights = next(t for t in pool.terms if t.name.startswith("reference model"))
+    assert weights.bytes == 2 * arch.params() / 2  # bf16, ZeRO-3: sharded over its own 2 GPUs
+    trainer = [t.name for t in found.resident] + [t.name for m in found.moments if m is not pool for t in m.terms]
+    assert not any(name.startswith("reference model") for name in trainer)
+    assert "the reference model's log-prob pass" not in [m.name for m in found.moments]
+    actor = next(t for t in found.resident if t.name.startswith("actor parameters"))
+    assert actor.bytes == 4 * arch.params() / 4  # the actor's 4 GPUs, not 6
+    # below ZeRO-3 every GPU of the pool holds the reference whole (get_ds_eval_config's stage 0)
+    whole = estimate(arch, replace(plan, zero_stage=2)).expected
+    pool = next(m for m in whole.moments if m.name == OWN)
+    assert next(t for t in pool.terms if t.name.startswith("reference model")).bytes == 2 * arch.params()
+    # the same run with the reference on the actor's GPUs: no pool, the reference among the trainer's states
+    shared = estimate(arch, replace(plan, ref_gpus=0)).expected
+    assert OWN not in [m.name for m in shared.moments]
+    assert any(t.name.startswith("reference model") for t in shared.resident)
+
+
+def test_without_a_reference_its_gpus_are_not_taken() -> None:
+    run = read_run(SCRIPT.format(ref=2, colocate="").replace("--algo.kl.init_coef 0.01", "--algo.kl.init_coef 0"))
+    plan = plan_for_row(Row("Qwen2.5-7B", None, "7b", "GRPO", 6, "deepspeed", "vllm"), run, "H100", 79.6)
+    assert plan.ref_gpus == 0 and plan.train_gpus == 4
+
+
+def test_estimate_ref_gpus_takes_them_from_the_trainer_and_needs_kl(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["estimate", "--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--no-ref-offload"]
+    assert rlresources([*argv, "--kl", "--ref-gpus", "2", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["assumptions"]["ref_gpus"]["value"] == 2
+    assert OWN in [m["name"] for m in data["expected"]["moments"]]
+    assert rlresources([*argv, "--ref-gpus", "2"]) == 2
+    assert "--ref-gpus places a reference model: add --kl" in capsys.readouterr().err
+    assert rlresources([*argv, "--kl", "--ref-gpus", "8"]) == 2
+    assert "--ref-gpus 8 leaves none of --gpus 8 for the trainer" in capsys.readouterr().err
