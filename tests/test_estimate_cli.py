@@ -257,3 +257,18 @@ def test_the_text_names_the_settings_a_frameworks_defaults_gave(capsys: pytest.C
     assert "'s defaults (not given" not in out
     _status, data = as_json(capsys, *argv)
     assert data["assumptions"]["memory_fraction"] == {"value": 0.5, "assumed": False, "framework_default": True}
+
+
+def test_framework_prime_rl_keeps_fp32_parameters_and_the_states_in_host_memory(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ("--model", "Qwen3-8B", "--gpus", "8", "--device", "H100", "--rollout-gpus", "2")
+    status, prime = as_json(capsys, *argv, "--framework", "prime-rl")
+    assert status == 0
+    said = prime["assumptions"]
+    assert said["param_bytes"] == {"value": 4, "assumed": False, "framework_default": True}
+    assert said["optimizer_offload"] == {"value": True, "assumed": False, "framework_default": True}
+    assert said["memory_fraction"]["value"] == 0.9
+    resident = {t["name"] for t in prime["expected"]["resident"]}
+    assert "actor parameters (fp32, sharded)" in resident
+    assert not any(name.startswith("optimizer states") for name in resident)

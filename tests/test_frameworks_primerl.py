@@ -22,6 +22,7 @@ RL_DEFAULTS = {
     "algorithm": "grpo",
     "train_cp": 1,
     "param_offload": False,
+    "optimizer_offload": True,  # optim_cpu_offload: the states in host memory (trainer.py:200)
     "rollout_tp": 1,
     "memory_fraction": 0.9,
     "max_total_length": 2048,
@@ -108,6 +109,7 @@ def test_an_sft_config_and_its_eval_server() -> None:
         micro_batch_per_gpu=2,
         train_cp=1,
         param_offload=False,
+        optimizer_offload=True,
     )
     assert roles(run) == [("trainer", 4, 1, 4, ""), ("eval", 2, 1, 2, "")]
 
@@ -123,6 +125,7 @@ def test_a_components_config_alone_settles_its_section_not_the_gpus() -> None:
         lora_rank=0,
         train_cp=1,
         param_offload=False,
+        optimizer_offload=True,
     )
     assert trainer.gpus.origin is Origin.RUNTIME
     orchestrator = read("primerl", "k8s/orch.toml")
@@ -268,3 +271,15 @@ def test_inference_configs_of_every_other_placement() -> None:
     settled(job, INFERENCE, gpus=8, nodes=1, gpus_per_node=8, model="Qwen/Qwen3-8B")
     assert read_toml('[vllm]\nmodel = "m"\n[trainer]\nx = 1\n', "t.toml").unrecognised  # not InferenceConfig's keys
     assert read_toml('[deployment]\ntype = "disaggregated"\n', "t.toml").unrecognised  # no [vllm]: not claimed
+
+
+def test_the_estimator_takes_prime_rls_fp32_parameters_and_offloaded_optimizer_states() -> None:
+    """The vocabulary (primevocab.py): fp32 parameters (optimization_dtype), the states in host memory."""
+    from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+
+    run = read("primerl", "examples/reverse-text/rl.toml")
+    plan = plan_for_row(Row("Qwen3-4B", None, "4b", "GRPO", 8, "fsdp", "vllm"), run, "H100", 79.6)
+    assert plan.param_bytes == 4 and plan.optimizer_offload is True and plan.param_offload is False
+    assert {"param_bytes", "optimizer_offload", "param_offload"} <= set(plan.framework_defaults)
+    said = read_toml("[trainer.model]\noptim_cpu_offload = false\n", "rl.toml")
+    assert said.optimizer_offload.value is False and said.optimizer_offload.origin is Origin.SET

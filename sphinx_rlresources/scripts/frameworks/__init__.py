@@ -25,6 +25,7 @@ from sphinx_rlresources.scripts.frameworks import (
     openinstruct,
     openrlhf,
     primerl,
+    primevocab,
     roll,
     skypilot,
     skyrl,
@@ -102,6 +103,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
         nemorl.VOCABULARY,
         openinstruct.VOCABULARY,
         roll.VOCABULARY,
+        primevocab.VOCABULARY,
     )
 }
 VOCABULARIES["verl-recipe"] = verl.VOCABULARY  # verl's recipe/ launchers speak verl's names

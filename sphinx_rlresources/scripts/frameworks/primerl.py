@@ -92,6 +92,8 @@ TABLE = Table(
         "train_cp": Setting(("trainer.model.cp",), as_int, 1, "trainer.py:224"),
         "train_ep": Setting(("trainer.model.ep",), as_int),  # "auto" by default: decided at run time
         "param_offload": Setting(("trainer.model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
+        # the optimizer states in host memory, weights on the GPU (optim/state_offload.py:10-16)
+        "optimizer_offload": Setting(("trainer.model.optim_cpu_offload",), as_bool, True, "trainer.py:200"),
         "rollout_tp": Setting(
             ("inference.vllm.tensor_parallel_size", "inference.parallel.tp"), as_int, 1, "inference.py:84"
         ),
@@ -115,6 +117,7 @@ SFT_TABLE = Table(
         "micro_batch_per_gpu": Setting(("data.micro_batch_size",), as_int, 1, "sft.py:46"),
         "train_cp": Setting(("model.cp",), as_int, 1, "trainer.py:224"),
         "param_offload": Setting(("model.fsdp_cpu_offload",), as_bool, False, "trainer.py:197"),
+        "optimizer_offload": Setting(("model.optim_cpu_offload",), as_bool, True, "trainer.py:200"),
         "lora_rank": Setting(("model.lora.rank",), as_int, 16, "trainer.py:104"),
     },
     SHOWN,
@@ -349,7 +352,7 @@ def read_toml(text: str, path: str) -> Run:
 
 
 COMPONENT_SETTINGS = {
-    "trainer": frozenset({"model", "max_total_length", "train_cp", "train_ep", "param_offload"}),
+    "trainer": frozenset({"model", "max_total_length", "train_cp", "train_ep", "param_offload", "optimizer_offload"}),
     "orchestrator": frozenset({"model", "max_total_length", "response_length", "algorithm"}),
     "inference": frozenset({"model", "rollout_tp", "memory_fraction"}),
 }
