@@ -41,12 +41,51 @@ def _gpu_settings(found: Suggestion, given: int, keys: Overrides | None) -> list
     has keys for them, else as the estimator's ``gpus``."""
     gpus = found.plan.gpus
     if gpus <= given:
-        return []
+        return _engines_for(found, keys) if any(s.name == "rollout_tp" for s in found.settings) else []
     why = f"the run's {given} GPUs do not hold it with any of these settings"
+    if keys is not None and all(k in keys.keys for k in ROLE_KEYS):
+        roles = _role_gpus(found, why)
+        if roles:
+            return roles
     per_node = min(gpus, found.plan.gpus_per_node)
     if keys is None or any(k not in keys.keys for k in GPU_KEYS) or gpus % per_node:
         return [Setting("gpus", gpus, given, why)]
     return [Setting("gpus_per_node", per_node, None, why), Setting("nodes", gpus // per_node, None, why)]
+
+
+ROLE_KEYS = ("actor_nodes", "actor_gpus_per_node")
+"""A framework that sizes each role apart (OpenRLHF): the actor's GPUs are what a suggestion grows."""
+
+
+def _role_gpus(found: Suggestion, why: str) -> list[Setting]:
+    """More GPUs as the actor's nodes and GPUs per node; with them the engines that fill the actor's GPUs when
+    they share them (``colocate_all``), and the reference's sizes when it shares them (it must match the actor's).
+
+    The engine's own GPUs and a reference's own stay as they were: the search grows the trainer's."""
+    plan = found.plan
+    actor = plan.train_gpus
+    per_node = min(actor, plan.gpus_per_node)
+    if actor % per_node:
+        return []
+    nodes = actor // per_node
+    settings = [Setting("actor_gpus_per_node", per_node, None, why), Setting("actor_nodes", nodes, None, why)]
+    if plan.reference and not plan.ref_gpus:
+        shared = "the reference shares the actor's GPUs, so it takes the actor's sizes"
+        settings += [Setting("ref_gpus_per_node", per_node, None, shared), Setting("ref_nodes", nodes, None, shared)]
+    return settings + _engines_for(found, None)
+
+
+def _engines_for(found: Suggestion, keys: Overrides | None) -> list[Setting]:
+    """The engines that fill the actor's GPUs at the suggested tensor parallelism, where they share them
+    (OpenRLHF's ``colocate_all`` asserts engines x TP = the actor's GPUs, train_ppo_ray.py:55-63 @3c3be62)."""
+    plan = found.plan
+    if keys is not None and "vllm_engines" not in keys.keys:
+        return []
+    actor, tp = plan.train_gpus, found.result.rollout_tp
+    if not plan.colocated or plan.engine == "none" or actor % tp:
+        return []
+    fill = f"the engines fill the actor's {actor} GPUs at tensor parallelism {tp}"
+    return [Setting("vllm_engines", actor // tp, None, fill)]
 
 
 def _overrides(found: Suggestion, keys: Overrides | None, given: int) -> tuple[list[str], list[str]]:

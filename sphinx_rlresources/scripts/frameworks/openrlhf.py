@@ -179,8 +179,16 @@ OVERRIDDEN: dict[str, str] = {
     "zero_stage": "zero_stage",
     "rollout_tp": "vllm_tp",
     "memory_fraction": "vllm_memory",
+    # the GPUs, when the run needs more than it has: the actor's (train_ppo_ray.py:86-93 @3c3be62), the
+    # reference's where it must match them (colocate_actor_ref, :41-46), the engines that fill them (:55-63)
+    "actor_nodes": "actor_nodes",
+    "actor_gpus_per_node": "actor_gpn",
+    "ref_nodes": "ref_nodes",
+    "ref_gpus_per_node": "ref_gpn",
+    "vllm_engines": "vllm_engines",
 }
-"""A ``Run`` setting -> its :data:`TABLE` entry, for the settings ``estimate --suggest`` may tell a run.
+"""A ``Run`` setting (or a role's GPU count) -> its :data:`TABLE` entry, for what ``estimate --suggest``
+may tell a run.
 
 The trained parameters have no entry: OpenRLHF never offloads them (only Adam's states)."""
 SWITCHES = frozenset(
