@@ -62,3 +62,32 @@ def test_a_larger_engine_tensor_parallelism_on_the_same_gpus_says_the_engines_to
     lines = pasted(suggested("32B"))
     assert "--vllm.tensor_parallel_size 2" in lines and "--vllm.num_engines 1" in lines
     assert not any(line.startswith("--actor.num_nodes") for line in lines)
+
+
+# A long-generation run in the same idiom (colocate_all on 8 GPUs); OpenRLHF splits a packed sequence
+# over a ring-attention group (--ds.ring_attn_size, openrlhf/cli/train_ppo_ray.py:506 @3c3be62), not
+# over Ulysses groups, which it does not have.
+LONG = """\
+python3 -m openrlhf.cli.train_ppo_ray \\
+   --actor.num_nodes 1 --actor.num_gpus_per_node 8 \\
+   --vllm.num_engines 8 --vllm.tensor_parallel_size 1 --train.colocate_all --vllm.enable_sleep \\
+   --actor.model_name_or_path Qwen/Qwen2.5-7B-Instruct \\
+   --reward.remote_url http://localhost:5000/get_reward \\
+   --algo.advantage.estimator group_norm --ds.zero_stage 3 --ds.packing_samples \\
+   --rollout.n_samples_per_prompt 8 --data.max_len 98304 --rollout.max_new_tokens 65536 \\
+   --actor.gradient_checkpointing_enable
+"""
+
+
+def test_a_long_sequence_is_split_by_ring_attention_the_flag_openrlhf_has() -> None:
+    run = read_run(LONG, "train.sh")
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    plan = plan_for_row(Row("Qwen2.5-7B", None, "7b", "GRPO", 8, "deepspeed", "vllm"), run, "H100", 79.6)
+    given = estimate(arch, plan)
+    assert given.verdict == "likely-oom"
+    found, keys = estimate_suggest.advise(given, run)
+    assert found is not None and found.plan.train_cp in (2, 4, 8) and found.plan.ulysses_sp == 1
+    lines = pasted(estimate_suggest.as_text(found, keys, given))
+    assert f"--ds.ring_attn_size {found.plan.train_cp}" in lines
+    assert not any("ulysses" in line for line in lines)

@@ -12,9 +12,9 @@ The search, in order:
    micro-batch, the shortest token budget that holds one sequence) is tried on its GPUs.
    When it does not fit, the helpers of :data:`HELPERS` are taken one after another
    until it does (offload, recomputation, the reference offloaded, ZeRO-3, the engine's
-   tensor parallelism, Ulysses sequence parallelism, a smaller engine share), then each
-   taken helper the fit does not need is given back: a helper is suggested only where
-   it is needed.
+   tensor parallelism, Ulysses sequence parallelism or, for OpenRLHF, ring attention, a
+   smaller engine share), then each taken helper the fit does not need is given back: a
+   helper is suggested only where it is needed.
 2. **The fewest GPUs.** When nothing fits on the run's GPUs, the GPU counts of
    :data:`.memory.SEARCHED` above them are tried with every helper.
 3. **The largest that fits.** On those GPUs, the micro-batch (or the token budget under
@@ -116,12 +116,28 @@ def _rollout_tp(arch: Architecture, plan: Plan) -> list[Any]:
     return [t for t in arch.tp_choices(plan.engine_gpus) if t > now]
 
 
+RING_ATTENTION = "openrlhf"
+"""The framework that splits sequences by ring attention (``--ds.ring_attn_size``), not by Ulysses groups."""
+
+
 def _ulysses(arch: Architecture, plan: Plan) -> list[Any]:
     """Ulysses groups that divide the trainer's GPUs and the attention heads (verl asserts both)."""
-    if plan.train_backend != "fsdp" or arch.size_only:
+    if plan.train_backend != "fsdp" or arch.size_only or plan.framework == RING_ATTENTION:
         return []
     now = plan.ulysses_sp
     return [s for s in (2, 4, 8, 16) if s > now and plan.train_gpus % s == 0 and arch.heads % s == 0]
+
+
+def _ring(arch: Architecture, plan: Plan) -> list[Any]:
+    """OpenRLHF's ring attention: groups that divide the trainer's GPUs.
+
+    Its DeepSpeed mesh is ``(world // ring // tp, ring, tp)`` (OpenRLHF/OpenRLHF@3c3be62
+    ``openrlhf/utils/deepspeed/deepspeed.py:104-106``), and a ring group splits each packed
+    sequence's tokens, which the estimate divides by ``train_cp`` as it does by a Ulysses group.
+    """
+    if plan.framework != RING_ATTENTION:
+        return []
+    return [s for s in (2, 4, 8, 16) if s > plan.train_cp and plan.train_gpus % s == 0]
 
 
 HELPERS: tuple[Helper, ...] = (
@@ -132,6 +148,7 @@ HELPERS: tuple[Helper, ...] = (
     Helper("zero_stage", _zero3, "ZeRO-3: parameters sharded over the trainer's GPUs too"),
     Helper("rollout_tp", _rollout_tp, "the engine's weights and KV cache split over more GPUs"),
     Helper("ulysses_sp", _ulysses, "each sequence's activations and logits split over a sequence-parallel group"),
+    Helper("train_cp", _ring, "each sequence's tokens split over a ring-attention group"),
 )
 """In the order they are tried: the cheapest in speed first."""
 

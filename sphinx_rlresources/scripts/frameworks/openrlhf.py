@@ -178,6 +178,7 @@ OVERRIDDEN: dict[str, str] = {
     "ref_param_offload": "ref_offload",
     "zero_stage": "zero_stage",
     "rollout_tp": "vllm_tp",
+    "train_cp": "ring_attn",
     "memory_fraction": "vllm_memory",
     # the GPUs, when the run needs more than it has: the actor's (train_ppo_ray.py:86-93 @3c3be62), the
     # reference's where it must match them (colocate_actor_ref, :41-46), the engines that fill them (:55-63)
