@@ -228,3 +228,7 @@ def test_the_held_out_figures_are_drawn_from_their_set(docs_build: tuple[Sphinx,
     assert f"median {spread['median']:.2f}, quartiles {spread['q1']:.2f} and {spread['q3']:.2f}" in guide
     reference = app.env.get_doctree("estimator-reference").astext()
     assert all(c.point.id in reference for c in rows)  # every held-out run in the reference's tables
+    for name in ("memory_points.csv", "measured_gpu.csv"):  # the guide's other figures are drawn too
+        points = checked(REPO / "benchmarks" / name)
+        that_ran = sum(c.point.outcome == "ran" for c in points)
+        assert f"{len(points)} runs; of the {that_ran} that ran, " in guide
