@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sphinx_rlresources.scripts.frameworks.base import added, as_int, as_lower, default, derived, product
+from sphinx_rlresources.scripts.frameworks.base import added, as_int, as_lower, default, derived, times
 from sphinx_rlresources.scripts.frameworks.layers import Merged
 from sphinx_rlresources.scripts.run import Found, Origin, Role
 
@@ -60,8 +60,8 @@ def disaggregated_nodes(m: Merged) -> tuple[Found[int], Found[int]]:
     lines = {"prefill_nodes_per_replica": 388, "decode_nodes_per_replica": 391}
     lines |= {"num_prefill_replicas": 394, "num_decode_replicas": 397}
     part = {key: _setting(m, f"deployment.{key}", 1, f"inference.py:{line}") for key, line in lines.items()}
-    prefill = _times(part["prefill_nodes_per_replica"], part["num_prefill_replicas"], "prefill nodes")
-    decode = _times(part["decode_nodes_per_replica"], part["num_decode_replicas"], "decode nodes")
+    prefill = times(part["prefill_nodes_per_replica"], part["num_prefill_replicas"], "prefill nodes")
+    decode = times(part["decode_nodes_per_replica"], part["num_decode_replicas"], "decode nodes")
     return prefill, decode
 
 
@@ -73,13 +73,13 @@ def placement(m: Merged) -> Placement:
         prefill, decode = disaggregated_nodes(m)
         nodes = derived(added(prefill, decode), [prefill, decode], f"prefill {prefill.value} + decode {decode.value}")
         roles = tuple(
-            Role(name, _times(part, per_node, f"{name} nodes × gpus_per_node"), part, per_node)
+            Role(name, times(part, per_node, f"{name} nodes × gpus_per_node"), part, per_node)
             for name, part in (("prefill", prefill), ("decode", decode))
         )
-        return _times(nodes, per_node, "nodes × deployment.gpus_per_node"), nodes, per_node, roles
+        return times(nodes, per_node, "nodes × deployment.gpus_per_node"), nodes, per_node, roles
     if shape.value == "multi_node":
         nodes = _setting(m, "deployment.num_nodes", 2, "inference.py:378")
-        gpus = _times(nodes, per_node, "deployment.num_nodes × gpus_per_node")
+        gpus = times(nodes, per_node, "deployment.num_nodes × gpus_per_node")
         return gpus, nodes, per_node, (Role("server", gpus, nodes, per_node),)
     if shape.value not in (None, "single_node") or (shape.value is None and not m.complete):
         unknown: Found[int] = Found(None, Origin.UNKNOWN, shape.line, f"{shape.written}: a placement not read")
@@ -94,12 +94,8 @@ def _single_node(m: Merged, per_node: Found[int]) -> Placement:
     else:  # run here: vLLM's engine on TP × DP GPUs
         tp = _setting(m, "vllm.tensor_parallel_size", 1, "inference.py:84")
         dp = _setting(m, "vllm.data_parallel_size", 1, "inference.py:87")
-        gpus = _times(tp, dp, "vllm tensor_parallel_size × data_parallel_size")
+        gpus = times(tp, dp, "vllm tensor_parallel_size × data_parallel_size")
     return gpus, one, gpus, (Role("server", gpus, one, gpus),)
-
-
-def _times(left: Found[int], right: Found[int], written: str) -> Found[int]:
-    return derived(product(left, right), [left, right], f"{written}: {left.value} × {right.value}")
 
 
 __all__ = ["KEYS", "PREFIX", "claims", "disaggregated_nodes", "placement"]

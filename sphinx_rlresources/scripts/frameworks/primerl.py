@@ -47,7 +47,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_recipe_model,
     default,
     derived,
-    product,
+    times,
 )
 from sphinx_rlresources.scripts.frameworks.layers import Entry, Merged
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
@@ -455,11 +455,11 @@ class _Reader:
         train = self._deployment("num_train_nodes")
         infer = self._infer_nodes()
         nodes = _sum([train, infer], f"num_train_nodes {train.value} + inference nodes {infer.value}")
-        gpus = _times(nodes, per_node, "nodes × deployment.gpus_per_node")
-        trainer = Role("trainer", _times(train, per_node, "num_train_nodes × gpus_per_node"), train, per_node)
+        gpus = times(nodes, per_node, "nodes × deployment.gpus_per_node")
+        trainer = Role("trainer", times(train, per_node, "num_train_nodes × gpus_per_node"), train, per_node)
         if infer.value == 0:
             return gpus, nodes, per_node, (trainer,)
-        rollout = Role("rollout", _times(infer, per_node, "inference nodes × gpus_per_node"), infer, per_node)
+        rollout = Role("rollout", times(infer, per_node, "inference nodes × gpus_per_node"), infer, per_node)
         return gpus, nodes, per_node, (trainer, rollout)
 
     def _infer_nodes(self) -> Found[int]:
@@ -474,7 +474,7 @@ class _Reader:
             count = self._infer_share() or UNKNOWN
         else:
             count = self._inferred()
-        return _times(count, replicas, "num_infer_nodes × num_infer_replicas")
+        return times(count, replicas, "num_infer_nodes × num_infer_replicas")
 
     def _inferred(self) -> Found[int]:
         kind = self.m.found("inference.deployment.type", as_lower)
@@ -565,10 +565,6 @@ def _unknown(why: str) -> Placement:
 def _sum(parts: list[Found[int]], written: str) -> Found[int]:
     first, second = parts
     return derived(added(first, second), parts, written)
-
-
-def _times(left: Found[int], right: Found[int], written: str) -> Found[int]:
-    return derived(product(left, right), [left, right], f"{written}: {left.value} × {right.value}")
 
 
 def _count(ids: Found[list[int]]) -> Found[int]:
