@@ -387,9 +387,8 @@ class _Reader:
             values["lora_rank"] = self._lora("model" if self.kind == "sft" else "trainer.model")
         if serving:
             values["engine"] = default("vllm", "prime-rl serves rollouts with vLLM (src/prime_rl/inference/vllm/)")
+        if serving and self.kind != "inference":  # an inference config has no trainer to share GPUs with
             values["colocated"] = default(False, "prime-rl's trainer and inference hold GPUs of their own")
-        if self.kind == "inference":
-            values.pop("colocated")
         gpus, nodes, per_node, roles = self._placement()
         return Run(
             path=self.path,
