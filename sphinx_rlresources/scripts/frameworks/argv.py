@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from sphinx_rlresources.scripts.expand import Field
-from sphinx_rlresources.scripts.frameworks.base import as_text, derived, read_flags
+from sphinx_rlresources.scripts.frameworks.base import as_text, derived, program_name, read_flags
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import Found, Origin, Problem, Role
 
@@ -75,7 +75,7 @@ DP_FLAGS = ("dp", "dp-size", "dp_size", "data-parallel-size", "data_parallel_siz
 def is_server(command: Command) -> bool:
     """An inference server the script starts beside the trainer (a teacher, a reward model): SGLang's or vLLM's."""
     values = [field.value or "" for field in command.fields]
-    if len(values) > 1 and values[0].rsplit("/", 1)[-1] == "vllm" and values[1] == "serve":
+    if len(values) > 1 and program_name(values[0]) == "vllm" and values[1] == "serve":
         return True
     return any(values[i] == "-m" and values[i + 1] in SERVER_MODULES for i in range(len(values) - 1))
 

@@ -221,6 +221,11 @@ def product(a: Found[int], b: Found[int]) -> int | None:
     return a.value * b.value if a.value is not None and b.value is not None else None
 
 
+def program_name(text: str | None) -> str:
+    """A command word without its folder (``/usr/bin/python3`` is ``python3``): how launchers are recognised."""
+    return (text or "").rsplit("/", 1)[-1]
+
+
 def times(left: Found[int], right: Found[int], written: str) -> Found[int]:
     """``left × right`` derived from both, written as ``written: L × R`` (prime-rl's node and GPU counts)."""
     return derived(product(left, right), [left, right], f"{written}: {left.value} × {right.value}")

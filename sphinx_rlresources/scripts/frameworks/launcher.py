@@ -37,6 +37,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     derived,
     from_override,
     product,
+    program_name,
     read_flags,
 )
 from sphinx_rlresources.scripts.interpreter import Command, Interpreter
@@ -97,17 +98,13 @@ class Launch(NamedTuple):
     """What the job submitter the launch stands behind asks for (``mason.py --num_nodes --gpus``)."""
 
 
-def _name(text: str | None) -> str:
-    return (text or "").rsplit("/", 1)[-1]
-
-
 def parse(command: Command) -> Launch | None:
     """The launcher in ``command`` (after any ``srun …``/``env`` prefix), or None."""
     values = [field.value for field in command.fields]
     # ``pip install deepspeed``, ``echo torchrun …``: a launcher only as the program, or behind a wrapper
-    last = len(values) if _name(values[0]) in WRAPPERS else 1
+    last = len(values) if program_name(values[0]) in WRAPPERS else 1
     for index, text in enumerate(values[:last]):
-        name = _name(text)
+        name = program_name(text)
         nxt = values[index + 1] if index + 1 < len(values) else None
         if name == "accelerate" and nxt == "launch":
             return _launch("accelerate", command, index + 2)
@@ -177,26 +174,26 @@ def submission(command: Command) -> Submission | None:
     size, so a command with more than one is not read.
     """
     values = [field.value for field in command.fields]
-    at = next((i for i, text in enumerate(values[:MAX_WRAPPED]) if _name(text) in SUBMITTERS), None)
+    at = next((i for i, text in enumerate(values[:MAX_WRAPPED]) if program_name(text) in SUBMITTERS), None)
     if at is None or not _run_by_python(values, at):
         return None
     cuts = [i for i in range(at + 1, len(values)) if values[i] == "--"]
     if len(cuts) != 1 or cuts[0] + 1 >= len(values):
         return None
     asked = read_flags(command.fields[at + 1 : cuts[0]], frozenset(), frozenset({"num_nodes", "gpus"}))
-    where = f"{_name(values[at])}'s default"
+    where = f"{program_name(values[at])}'s default"
     nodes = from_override(asked["num_nodes"].override(), as_int) if "num_nodes" in asked else default(1, f"{where}: 1")
     per_node = from_override(asked["gpus"].override(), as_int) if "gpus" in asked else default(0, f"{where}: 0")
-    gpus = derived(product(nodes, per_node), [nodes, per_node], f"{_name(values[at])} --num_nodes × --gpus")
+    gpus = derived(product(nodes, per_node), [nodes, per_node], f"{program_name(values[at])} --num_nodes × --gpus")
     return Submission(Job(nodes, per_node, gpus), cuts[0] + 1)
 
 
 def _run_by_python(values: list[str | None], at: int) -> bool:
     """``python mason.py`` or ``uv run mason.py``: open-instruct's scripts write both
     (allenai/open-instruct@e6c3044 scripts/train/qwen/*.sh use ``uv run``)."""
-    if at >= 1 and _name(values[at - 1]) in ("python", "python3"):
+    if at >= 1 and program_name(values[at - 1]) in ("python", "python3"):
         return True
-    return at >= 2 and _name(values[at - 2]) == "uv" and values[at - 1] == "run"
+    return at >= 2 and program_name(values[at - 2]) == "uv" and values[at - 1] == "run"
 
 
 def submitted(command: Command) -> Launch | None:

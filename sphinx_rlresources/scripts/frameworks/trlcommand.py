@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from sphinx_rlresources.scripts.expand import Field
-from sphinx_rlresources.scripts.frameworks.base import Flag, read_flags
+from sphinx_rlresources.scripts.frameworks.base import Flag, program_name, read_flags
 from sphinx_rlresources.scripts.interpreter import Command
 
 TRAINERS = frozenset({"grpo", "rloo", "sft", "dpo", "kto", "reward", "gkd", "orpo", "ppo", "xpo", "nash_md"})
@@ -67,10 +67,6 @@ class Launch(NamedTuple):
     args: dict[str, Flag]
 
 
-def _name(text: str | None) -> str:
-    return (text or "").rsplit("/", 1)[-1]
-
-
 def _normal(found: dict[str, Flag]) -> dict[str, Flag]:
     """HfArgumentParser accepts ``--flag-name`` for ``--flag_name``: one spelling."""
     return {name.replace("-", "_"): flag for name, flag in found.items()}
@@ -81,18 +77,18 @@ def parse(command: Command) -> Launch | None:
     values = [field.value for field in command.fields]
     for index, text in enumerate(values):
         nxt = values[index + 1] if index + 1 < len(values) else None
-        if _name(text) == "trl" and nxt == "vllm-serve":
+        if program_name(text) == "trl" and nxt == "vllm-serve":
             found = _normal(read_flags(command.fields[index + 2 :], frozenset(), SERVER_VALUED))
             return Launch(command, "server", TRL_SERVER, None, {}, found)
-        if _name(text) == "vllm" and nxt == "serve":
+        if program_name(text) == "vllm" and nxt == "serve":
             return _vllm_serve(command, index + 2)
-        if _name(text) == "trl" and nxt in TRAINERS:
+        if program_name(text) == "trl" and nxt in TRAINERS:
             switches = SCRIPT_SWITCHES | ACCELERATE_SWITCHES
             found = _normal(read_flags(command.fields[index + 2 :], switches, SCRIPT_VALUED))
             return Launch(command, "trl", f"trl {nxt}", nxt, found, found)
-        if _name(text) == "accelerate" and nxt == "launch":
+        if program_name(text) == "accelerate" and nxt == "launch":
             return _accelerate(command, index + 2)
-        if _name(text) in ("python", "python3") and index == _first_program(values):
+        if program_name(text) in ("python", "python3") and index == _first_program(values):
             return _python(command, index + 1)
     return None
 
@@ -110,7 +106,7 @@ def _vllm_serve(command: Command, start: int) -> Launch:
 def _first_program(values: list[str | None]) -> int:
     """The index of the first word that is not a wrapper (``srun …``, ``uv run``): where ``python`` must stand."""
     for index, text in enumerate(values):
-        if _name(text) in ("python", "python3"):
+        if program_name(text) in ("python", "python3"):
             return index
     return -1
 
