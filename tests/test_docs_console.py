@@ -428,6 +428,8 @@ COVERED: dict[str, Place] = {
     "--framework trl": SEED,
     "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device H100 --engine none": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --kl --rollout-gpus 2 --ref-gpus 2": SEED,
+    f"estimator-reference.rst: {ESTIMATE} --gpus 16 --device H100 --task PPO --rollout-gpus 4 --critic-gpus 4 "
+    "--reward-gpus 2": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --rollout-gpus 2 --rollout-tp 2": Place(
         seed_copy, stored="estimate-rollout-gpus"
     ),

@@ -92,3 +92,75 @@ def test_estimate_ref_gpus_takes_them_from_the_trainer_and_needs_kl(capsys: pyte
     assert "--ref-gpus places a reference model: add --kl" in capsys.readouterr().err
     assert rlresources([*argv, "--kl", "--ref-gpus", "8"]) == 2
     assert "--ref-gpus 8 leaves none of --gpus 8 for the trainer" in capsys.readouterr().err
+
+
+# The idiom of OpenRLHF/OpenRLHF@3c3be62:examples/scripts/train_ppo_ray_slurm.sh: PPO (GAE, OpenRLHF's
+# default estimator) with the critic and the reward model on GPUs of their own, sharing them through
+# colocate_critic_reward, and the reference with the actor.
+PPO = """\
+ray job submit --address="http://127.0.0.1:8265" -- python3 -m openrlhf.cli.train_ppo_ray \\
+   --ref.num_nodes 1 --ref.num_gpus_per_node 4 \\
+   --reward.num_nodes 1 --reward.num_gpus_per_node 4 \\
+   --critic.num_nodes 1 --critic.num_gpus_per_node 4 \\
+   --actor.num_nodes 1 --actor.num_gpus_per_node 4 \\
+   --vllm.num_engines 4 --vllm.tensor_parallel_size 2 \\
+   {colocate}--train.colocate_actor_ref \\
+   --actor.model_name_or_path Qwen/Qwen2.5-7B-Instruct \\
+   --reward.model_name_or_path Qwen/Qwen2.5-7B-Instruct \\
+   --algo.kl.init_coef 0.01 --ds.zero_stage 3 --ds.adam_offload
+"""
+CRITIC = "the critic's update, on its own GPUs"
+REWARD = "the reward model's forward pass, on its own GPUs"
+
+
+def ppo_plan(colocate: str, gpus: int) -> Plan:
+    run = read_run(PPO.format(colocate=colocate), "train.sh")
+    return plan_for_row(Row("Qwen2.5-7B", None, "7b", "PPO", gpus, "deepspeed", "vllm"), run, "H100", 79.6)
+
+
+def test_openrlhf_places_the_critic_and_the_reward_model_on_gpus_of_their_own() -> None:
+    with_critic = ppo_plan("--train.colocate_critic_reward ", 16)
+    assert (with_critic.train_gpus, with_critic.rollout_gpus, with_critic.critic_gpus) == (4, 8, 4)
+    assert (with_critic.reward_gpus, with_critic.reward_with_critic) == (0, True)
+    apart = ppo_plan("", 20)
+    assert (apart.train_gpus, apart.critic_gpus, apart.reward_gpus, apart.reward_with_critic) == (4, 4, 4, False)
+
+
+def test_the_critic_and_the_reward_model_are_counted_on_their_own_pools() -> None:
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    plan = ppo_plan("--train.colocate_critic_reward ", 16)
+    found = estimate(arch, plan).expected
+    critic = next(m for m in found.moments if m.name == CRITIC)
+    assert not critic.with_resident
+    states = {t.name: t.bytes for t in critic.terms}
+    # bf16 parameters and ZeRO-3 over the critic's own 4 GPUs, Adam's states in host memory (--adam_offload)
+    assert states["critic parameters (sharded over its 4 GPUs)"] == 2 * arch.params() / 4
+    assert not any(name.startswith("critic optimizer") for name in states)
+    assert any(t.name.startswith("critic optimizer states (its own GPUs)") for t in found.host)
+    assert states["reward model beside it (bf16, sharded)"] == 2 * arch.params() / 4
+    assert "the critic's update" not in [m.name for m in found.moments]  # nothing of it on the actor's GPUs
+    actor = next(t for t in found.resident if t.name.startswith("actor parameters"))
+    assert actor.bytes == 2 * arch.params() / 4  # the actor's own 4 GPUs, not 8
+    # a reward model on GPUs of its own: its weights and a forward pass with no vocabulary-wide logits
+    apart = estimate(arch, ppo_plan("", 20)).expected
+    reward = next(m for m in apart.moments if m.name == REWARD)
+    assert not reward.with_resident
+    assert next(t for t in reward.terms if t.name.startswith("reward model")).bytes == 2 * arch.params() / 4
+    assert not any(t.name.startswith("logits") for t in reward.terms)
+    assert not any(t.name.startswith("reward model") for t in next(m for m in apart.moments if m.name == CRITIC).terms)
+
+
+def test_estimate_critic_and_reward_gpus(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["estimate", "--model", "Qwen2.5-7B", "--gpus", "16", "--device", "H100", "--rollout-gpus", "4"]
+    assert rlresources([*argv, "--task", "PPO", "--critic-gpus", "4", "--reward-gpus", "2", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["assumptions"]["critic_gpus"]["value"], data["assumptions"]["reward_gpus"]["value"]) == (4, 2)
+    assert {CRITIC, REWARD} <= {m["name"] for m in data["expected"]["moments"]}
+    assert rlresources([*argv, "--critic-gpus", "4"]) == 2
+    assert "--critic-gpus places a critic: add --critic, or give a task that trains one (PPO)" in (
+        capsys.readouterr().err
+    )
+    assert rlresources([*argv, "--task", "PPO", "--critic-gpus", "8", "--reward-gpus", "4"]) == 2
+    err = capsys.readouterr().err
+    assert "--rollout-gpus 4 + --critic-gpus 8 + --reward-gpus 4 leave none of --gpus 16 for the trainer" in err

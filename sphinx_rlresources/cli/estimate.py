@@ -52,6 +52,7 @@ from sphinx_rlresources.estimator.memory import (
     TRAIN_BACKENDS,
     Plan,
     Result,
+    algorithm_of,
     estimate,
     known_task,
     minimum_gpus,
@@ -212,6 +213,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="GPUs of the engine alone (default: colocated, none)")  # fmt: skip
     add("--ref-gpus", metavar="N", type=_bounded("--ref-gpus", "rollout_gpus"),
         help="GPUs of the reference model alone, with --kl (default: on the trainer's)")  # fmt: skip
+    add("--critic-gpus", metavar="N", type=_bounded("--critic-gpus", "rollout_gpus"),
+        help="GPUs of the critic alone, for a task that trains one (default: on the trainer's)")  # fmt: skip
+    add("--reward-gpus", metavar="N", type=_bounded("--reward-gpus", "rollout_gpus"),
+        help="GPUs of a reward model of the actor's shape, alone (default: none, a rule or remote reward)")  # fmt: skip
     add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
     add("--entropy-chunking", action="store_true", default=None, help="chunked entropy in the log-prob pass")
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
@@ -280,8 +285,9 @@ def run_from_flags(args: argparse.Namespace) -> Run:
     roles: tuple[Role, ...] = ()
     if args.rollout_gpus:
         roles = (Role("rollout", _set(args.rollout_gpus)),)
-    if args.ref_gpus:
-        roles = (*roles, Role("reference", _set(args.ref_gpus)))
+    for name, count in (("reference", args.ref_gpus), ("critic", args.critic_gpus), ("reward", args.reward_gpus)):
+        if count:
+            roles = (*roles, Role(name, _set(count)))
     return Run(
         framework=args.framework,
         train_backend=_set(args.train),
@@ -398,17 +404,29 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
         engine = args.rollout_gpus or gpus
         if args.rollout_tp > engine or engine % args.rollout_tp:
             raise CliError(f"--rollout-tp {args.rollout_tp} must divide the engine's {engine} GPUs")
-    if args.rollout_gpus and not args.min_gpus and args.rollout_gpus >= gpus:
-        raise CliError(f"--rollout-gpus {args.rollout_gpus} leaves none of --gpus {gpus} for the trainer")
-    if args.ref_gpus and not args.kl:
-        raise CliError("--ref-gpus places a reference model: add --kl, which loads one")
-    if args.ref_gpus and not args.min_gpus and args.ref_gpus + (args.rollout_gpus or 0) >= gpus:
-        raise CliError(f"--ref-gpus {args.ref_gpus} leaves none of --gpus {gpus} for the trainer")
+    _check_pools(args, gpus)
     row = Row(arch.name, None, "", args.task, gpus, args.train or "fsdp", args.engine or "vllm")
     plan = plan_for_row(row, run_from_flags(args), device, gib)
     if args.gpus is None:
         plan = replace(plan, assumed=(*plan.assumed, "gpus"))
     return _facts(plan, args)
+
+
+def _check_pools(args: argparse.Namespace, gpus: int) -> None:
+    """Each role placed on GPUs of its own needs the model it places, and together they leave the actor some."""
+    if args.ref_gpus and not args.kl:
+        raise CliError("--ref-gpus places a reference model: add --kl, which loads one")
+    critic = args.critic if args.critic is not None else ALGORITHMS.get(algorithm_of(args.task), False)
+    if args.critic_gpus and not critic:
+        raise CliError("--critic-gpus places a critic: add --critic, or give a task that trains one (PPO)")
+    pools = (
+        ("--rollout-gpus", args.rollout_gpus), ("--ref-gpus", args.ref_gpus),
+        ("--critic-gpus", args.critic_gpus), ("--reward-gpus", args.reward_gpus),
+    )  # fmt: skip
+    own = [(flag, count) for flag, count in pools if count]
+    if own and not args.min_gpus and sum(count for _, count in own) >= gpus:
+        said = " + ".join(f"{flag} {count}" for flag, count in own)
+        raise CliError(f"{said} {'leaves' if len(own) == 1 else 'leave'} none of --gpus {gpus} for the trainer")
 
 
 def row_estimate(spec: str, args: argparse.Namespace) -> tuple[Entry, Result, Run]:

@@ -71,6 +71,8 @@ def assumptions(found: Result) -> dict[str, Any]:
         gpus=plan.gpus,
         rollout_gpus=plan.rollout_gpus,
         ref_gpus=plan.ref_gpus,
+        critic_gpus=plan.critic_gpus,
+        reward_gpus=plan.reward_gpus,
         host_memory_gib=plan.host_memory_gib,
         mean_prompt_length=plan.mean_prompt_length,
         mean_response_length=plan.mean_response_length,
@@ -204,11 +206,16 @@ def as_text(found: Result, minimum: tuple[int | None, int | None] | None) -> str
 
 
 def _placement(found: Result) -> str:
-    """The GPUs of the engine and of the reference model, where they have their own."""
+    """The GPUs of the engine, the reference model, the critic and the reward model, where they have their own."""
     plan = found.plan
     placement = f", the engine on {plan.rollout_gpus} of them" if plan.rollout_gpus else ""
     if plan.ref_gpus and plan.use_kl:
         placement += f", the reference model on {plan.ref_gpus} of them"
+    if plan.critic_gpus and plan.has_critic:
+        beside = " with the reward model" if plan.reward_with_critic else ""
+        placement += f", the critic{beside} on {plan.critic_gpus} of them"
+    if plan.reward_gpus:
+        placement += f", the reward model on {plan.reward_gpus} of them"
     return placement
 
 

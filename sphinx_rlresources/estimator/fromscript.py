@@ -177,6 +177,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     engine_gpus = row.gpus
     rollout_gpus = _rollout_gpus(run, row.gpus)
     ref_gpus = _own_gpus(run, "reference", row.gpus - rollout_gpus)
+    critic_gpus = _own_gpus(run, "critic", row.gpus - rollout_gpus - ref_gpus)
+    reward_gpus = _own_gpus(run, "reward", row.gpus - rollout_gpus - ref_gpus - critic_gpus)
+    with_critic = [r for r in run.roles if r.name == "reward" and r.colocated_with == "critic"]
+    reward_with_critic = bool(critic_gpus and with_critic)
     if rollout_gpus:
         engine_gpus = rollout_gpus
     tp = values["rollout_tp"]
@@ -226,6 +230,9 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         critic=run.critic.value,
         rollout_gpus=rollout_gpus,
         ref_gpus=ref_gpus,
+        critic_gpus=critic_gpus,
+        reward_gpus=reward_gpus,
+        reward_with_critic=reward_with_critic,
         max_total_length=None if cap is None else int(cap),
         zero_stage=zero_stage,
         assumed=tuple(assumed),
@@ -293,9 +300,11 @@ def _rollout_gpus(run: Run, gpus: int) -> int:
 def _own_gpus(run: Run, name: str, gpus: int) -> int:
     """The GPUs of a role the run places apart from the trainer, fewer than ``gpus`` (0: shared or unknown).
 
-    A reference model counts only where one is loaded; its role says where (OpenRLHF's
-    ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` without ``colocate_actor_ref``)."""
-    if name == "reference" and run.use_kl.value is False:
+    A reference model counts only where one is loaded, a critic only where one is trained; its
+    role says where (OpenRLHF's ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` without
+    ``colocate_actor_ref``, ``--critic.num_nodes`` x ``--critic.num_gpus_per_node`` without
+    ``colocate_all``)."""
+    if (name == "reference" and run.use_kl.value is False) or (name == "critic" and run.critic.value is False):
         return 0
     for role in run.roles:
         if role.name == name and not role.colocated_with:

@@ -250,7 +250,7 @@ def minimum_gpus(arch: Architecture, plan: Plan, by: str = "expected", limit: in
     for gpus in sorted({*SEARCHED, plan.gpus}):
         if gpus > limit:
             break
-        if gpus <= plan.rollout_gpus + plan.ref_gpus:
+        if gpus <= plan.own_gpus:
             continue
         engine = plan.rollout_gpus or gpus
         if plan.rollout_tp is not None and (plan.rollout_tp > engine or engine % plan.rollout_tp):

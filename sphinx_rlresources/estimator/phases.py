@@ -154,7 +154,8 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         ref_offload = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
         ref_back = place("reference model (bf16, sharded)", states.ref, ref_offload)
     critic_back: list[Term] = []
-    if plan.has_critic:
+    shares_critic = plan.has_critic and not plan.critic_gpus
+    if shares_critic:
         critic_back = place("critic parameters (sharded)", states.critic_params, plan.param_offload)
         critic_back += place("critic optimizer states (sharded)", states.critic_optimizer, plan.optimizer_offload)
     gradients: list[Term] = []
@@ -183,7 +184,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     if plan.reference and not plan.ref_gpus:
         ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
         later.append(("the reference model's log-prob pass", [*ref_back, *gathered, *ref_pass]))
-    if plan.has_critic:
+    if shares_critic:
         critic_update = [*critic_back, *gathered, *_activations(arch, plan, micro, expected)]
         critic_update.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
         later.append(("the critic's update", critic_update))
@@ -193,6 +194,10 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         later = [(m, [*terms, _runtime(terms)]) for m, terms in later]
     if plan.ref_gpus and plan.use_kl:
         found.moments.append(_own_reference(arch, plan, expected, found))
+    if plan.critic_gpus and plan.has_critic:
+        found.moments.append(_own_critic(arch, plan, expected, found))
+    if plan.reward_gpus:
+        found.moments.append(_own_reward(arch, plan, expected))
 
     if plan.engine == NO_ENGINE:  # the trainer alone: its moments, nothing beside them
         found.moments.extend(Moment("train", name, tuple(terms)) for name, terms in later)
@@ -220,14 +225,11 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
 
     OpenRLHF gives the reference ``--ref.num_nodes`` x ``--ref.num_gpus_per_node`` GPUs of
     its own unless ``colocate_actor_ref`` (or ``colocate_all``) places it with the actor
-    (``openrlhf/cli/train_ppo_ray.py:41-103`` at 3c3be62); its DeepSpeed config shards it
-    with ZeRO-3 only when the actor trains with stage 3, else each GPU holds it whole
-    (``get_ds_eval_config``: ``stage=self.stage if self.stage == 3 else 0``,
-    ``openrlhf/utils/deepspeed/deepspeed.py:489-493``), and ``--ref.offload`` keeps it in
-    host memory.  A LoRA run's reference there is a whole model too.
+    (``openrlhf/cli/train_ppo_ray.py:41-103`` at 3c3be62), sharded as :func:`_frozen` says,
+    and ``--ref.offload`` keeps it in host memory.  A LoRA run's reference there is a whole
+    model too.
     """
-    sharded = plan.zero_stage >= _ZERO["parameters"] and plan.train_backend == "fsdp"
-    weights = 2 * arch.params() / (plan.ref_gpus if sharded else 1)
+    sharded, weights = _frozen(arch, plan, plan.ref_gpus)
     name = f"reference model (bf16, {_shard(sharded)} over its {plan.ref_gpus} GPUs)"
     offloaded = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
     terms: list[Term] = []
@@ -241,12 +243,72 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
         plan.ref_gpus,
     )  # fmt: skip
-    terms += [*(_gathered(arch, plan) if sharded else []), *_forward(arch, plan, count, expected, entropy=False)]
+    terms += [*_gathered(arch, plan), *_forward(arch, plan, count, expected, entropy=False)]
+    return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
+
+
+def _frozen(arch: Architecture, plan: Plan, gpus: int) -> tuple[bool, float]:
+    """(sharded, bf16 bytes per GPU) of a model that is only run forward, on a pool of ``gpus``.
+
+    OpenRLHF's DeepSpeed config shards an evaluated model with ZeRO-3 only when the actor
+    trains with stage 3, else each GPU holds it whole (``get_ds_eval_config``:
+    ``stage=self.stage if self.stage == 3 else 0``, ``openrlhf/utils/deepspeed/deepspeed.py:489-493``
+    at OpenRLHF/OpenRLHF@3c3be62).
+    """
+    sharded = plan.zero_stage >= _ZERO["parameters"] and plan.train_backend == "fsdp"
+    return sharded, 2 * arch.params() / (gpus if sharded else 1)
+
+
+def _own_critic(arch: Architecture, plan: Plan, expected: bool, found: Estimate) -> Moment:
+    """The critic on GPUs of its own: its states and its update, nothing of the actor's.
+
+    OpenRLHF gives the critic ``--critic.num_nodes`` x ``--critic.num_gpus_per_node`` GPUs
+    of its own unless ``colocate_all`` places every model with the actor, trains it with
+    the actor's DeepSpeed stage and offload, and with ``colocate_critic_reward`` keeps the
+    reward model on the same GPUs (``openrlhf/cli/train_ppo_ray.py:41-103`` at
+    OpenRLHF/OpenRLHF@3c3be62).  The critic has the actor's shape.
+    """
+    states = _States(arch, plan, plan.critic_gpus)
+    per_node = min(plan.critic_gpus, plan.gpus_per_node)
+    terms: list[Term] = []
+    owned = (
+        ("critic parameters", states.critic_params, plan.param_offload),
+        ("critic optimizer states", states.critic_optimizer, plan.optimizer_offload),
+    )
+    for name, per_gpu, offloaded in owned:
+        if offloaded:
+            found.host.append(Term("host", f"{name} (its own GPUs), offloaded", per_gpu * per_node))
+        if not offloaded or plan.offload_mode != "compute":
+            terms.append(Term("train", f"{name} (sharded over its {plan.critic_gpus} GPUs)", per_gpu))
+    terms.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
+    count = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size, plan.critic_gpus)
+    terms += [*_gathered(arch, plan), *_activations(arch, plan, count, expected)]
+    if plan.reward_with_critic:
+        sharded, weights = _frozen(arch, plan, plan.critic_gpus)
+        terms.append(Term("train", f"reward model beside it (bf16, {_shard(sharded)})", weights))
+    return _pool("the critic's update, on its own GPUs", arch, terms, expected)
+
+
+def _own_reward(arch: Architecture, plan: Plan, expected: bool) -> Moment:
+    """A reward model on GPUs of its own: its bf16 weights and a forward pass with a scalar head
+    (no vocabulary-wide logits).  It has the actor's shape."""
+    sharded, weights = _frozen(arch, plan, plan.reward_gpus)
+    name = f"reward model (bf16, {_shard(sharded)} over its {plan.reward_gpus} GPUs)"
+    count = tokens(
+        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
+        plan.reward_gpus,
+    )  # fmt: skip
+    terms = [Term("train", name, weights), *_gathered(arch, plan), *_forward(arch, plan, count, expected, None)]
+    return _pool("the reward model's forward pass, on its own GPUs", arch, terms, expected)
+
+
+def _pool(name: str, arch: Architecture, terms: list[Term], expected: bool) -> Moment:
+    """A moment on GPUs of a role's own: nothing of the actor's there, its runtime beside its own tensors."""
     if arch.size_only:
         terms = [t for t in terms if not _shaped(t)]
     if expected:
-        terms.append(_runtime(terms))
-    return Moment("train", "the reference model's log-prob pass, on its own GPUs", tuple(terms), with_resident=False)
+        terms = [*terms, _runtime(terms)]
+    return Moment("train", name, tuple(terms), with_resident=False)
 
 
 def _runtime(terms: list[Term]) -> Term:
@@ -377,14 +439,14 @@ MOE_COPY_INTERMEDIATE = 4
 """Expert-wide tensors kept per routed copy: the gate and up projections, the activation, their product."""
 
 
-def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool) -> list[Term]:
-    """A forward-only pass: one layer's transient activations and the vocabulary-wide logits."""
+def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool | None) -> list[Term]:
+    """A forward-only pass: one layer's transient activations and the vocabulary-wide logits
+    (``entropy`` None: a scalar head, a reward model's, and no logits)."""
     layer = (ACTIVATION_BYTES if expected else RECOMPUTED_BYTES) * arch.hidden * count.all / _split(plan)
-    return [
-        Term("train", "activations: one layer's forward pass", layer),
-        *_routed(arch, plan, count, expected, 1),
-        *_logits(arch, plan, count, expected, entropy=entropy, chunked=plan.entropy_chunking),
-    ]
+    found = [Term("train", "activations: one layer's forward pass", layer), *_routed(arch, plan, count, expected, 1)]
+    if entropy is not None:
+        found += _logits(arch, plan, count, expected, entropy=entropy, chunked=plan.entropy_chunking)
+    return found
 
 
 def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool, chunked: bool) -> list[Term]:

@@ -150,6 +150,17 @@ class Plan:
     """0: a reference model, when one is loaded, shares the trainer's GPUs; otherwise the GPUs of
     its own (OpenRLHF without ``colocate_actor_ref``), which hold it and its log-prob pass alone
     and are not the trainer's."""
+    critic_gpus: int = 0
+    """0: a critic, when one is trained, shares the actor's GPUs; otherwise the GPUs of its own
+    (OpenRLHF's ``--critic.num_nodes`` x ``--critic.num_gpus_per_node`` without
+    ``colocate_all``), which hold its states and its update alone and are not the actor's."""
+    reward_gpus: int = 0
+    """GPUs of a reward model of its own (OpenRLHF's ``--reward.num_nodes`` x
+    ``--reward.num_gpus_per_node`` without ``colocate_critic_reward`` or ``colocate_all``);
+    0: none there (a rule or a remote reward, or one sharing another role's GPUs)."""
+    reward_with_critic: bool = False
+    """A reward model on the critic's own GPUs (OpenRLHF's ``colocate_critic_reward``): its
+    weights sit beside the critic's update."""
     gpus_per_node: int = 8
     host_memory_gib: float | None = None
     """Host memory per node; None: not checked."""
@@ -199,8 +210,15 @@ class Plan:
         return self.rollout_gpus == 0
 
     @property
+    def own_gpus(self) -> int:
+        """The GPUs of the roles placed apart from the actor: the engine's, the reference's, the critic's,
+        the reward model's."""
+        return self.rollout_gpus + self.ref_gpus + self.critic_gpus + self.reward_gpus
+
+    @property
     def train_gpus(self) -> int:
-        return self.gpus - self.rollout_gpus - self.ref_gpus
+        """The actor's GPUs: the run's less those of the roles placed apart."""
+        return self.gpus - self.own_gpus
 
     @property
     def engine_gpus(self) -> int:

@@ -229,7 +229,7 @@ def _on_gpus(
     if found is not None:
         return found
     for gpus in SEARCHED:
-        if gpus <= plan.gpus or gpus <= plan.rollout_gpus + plan.ref_gpus:
+        if gpus <= plan.gpus or gpus <= plan.own_gpus:
             continue
         engine = plan.rollout_gpus or gpus
         if plan.rollout_tp is not None and engine % plan.rollout_tp:
