@@ -272,3 +272,25 @@ def test_framework_prime_rl_keeps_fp32_parameters_and_the_states_in_host_memory(
     resident = {t["name"] for t in prime["expected"]["resident"]}
     assert "actor parameters (fp32, sharded)" in resident
     assert not any(name.startswith("optimizer states") for name in resident)
+
+
+def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    # OpenRLHF/OpenRLHF@3c3be62 openrlhf/cli/train_ppo_ray.py: --ds.zero_stage 2, --ds.adam_offload and
+    # --actor.gradient_checkpointing_enable off, --vllm.gpu_memory_utilization 0.95, --vllm.enable_sleep off
+    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", "openrlhf")
+    status, data = as_json(capsys, *argv)
+    assert status == 0
+    said = {name: entry["value"] for name, entry in data["assumptions"].items() if entry["framework_default"]}
+    assert said == {
+        "param_offload": False,
+        "optimizer_offload": False,
+        "ref_param_offload": False,
+        "offload_mode": "compute",
+        "gradient_checkpointing": False,
+        "memory_fraction": 0.95,
+        "free_cache_engine": False,
+        "zero_stage": 2,
+    }
+    # the floor keeps the least memory a release may have: every state sharded, offload on
+    status, floor = as_json(capsys, *argv, "--offload")
+    assert status == 0 and floor["floor"]["peak_gib"] <= data["floor"]["peak_gib"]

@@ -50,20 +50,6 @@ from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role
 NAME = "openrlhf"
 ENTRY_POINTS = ("openrlhf.cli.train_ppo_ray", "openrlhf/cli/train_ppo_ray.py", "examples/train_ppo_ray.py")
 """The module since v0.3.6, and the script before it (``python3 examples/train_ppo_ray.py``)."""
-VOCABULARY = Vocabulary(
-    NAME,
-    {
-        # --advantage_estimator's choices (openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62) as
-        # OpenRLHF's README names them; group_norm is GRPO, DAPO with --dynamic_filtering (its DAPO example).
-        "gae": ("PPO",),
-        "reinforce": ("REINFORCE++",),
-        "reinforce_baseline": ("REINFORCE++-baseline", "REINFORCE-baseline"),
-        "rloo": ("RLOO",),
-        "group_norm": ("GRPO", "DAPO", "GSPO"),
-        "dr_grpo": ("Dr.GRPO",),
-    },
-    naming="openrlhf",
-)
 
 
 #: Every flag the reader takes, in both dialects: today's dotted one (``keys``) and the flat one of
@@ -192,6 +178,33 @@ OVERRIDDEN: dict[str, str] = {
 may tell a run.
 
 The trained parameters have no entry: OpenRLHF never offloads them (only Adam's states)."""
+OPTIMIZER_ONLY = "OpenRLHF offloads the optimizer only"
+DEFAULTED = ("optimizer_offload", "gradient_checkpointing", "ref_param_offload", "zero_stage")
+"""The memory settings whose :data:`TABLE` default :data:`VOCABULARY` gives a run that says nothing of them."""
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # --advantage_estimator's choices (openrlhf/cli/train_ppo_ray.py at OpenRLHF/OpenRLHF@3c3be62) as
+        # OpenRLHF's README names them; group_norm is GRPO, DAPO with --dynamic_filtering (its DAPO example).
+        "gae": ("PPO",),
+        "reinforce": ("REINFORCE++",),
+        "reinforce_baseline": ("REINFORCE++-baseline", "REINFORCE-baseline"),
+        "rloo": ("RLOO",),
+        "group_norm": ("GRPO", "DAPO", "GSPO"),
+        "dr_grpo": ("Dr.GRPO",),
+    },
+    naming="openrlhf",
+    # What a run that says nothing of them gets (estimate --framework openrlhf, a validation row):
+    # the argparse defaults of TABLE, DeepSpeed's CPU Adam when Adam is offloaded, and the trained
+    # parameters on the GPU (get_ds_train_config(offload=False, ...) in openrlhf/utils/deepspeed).
+    offload_mode="compute",
+    memory_fraction=TABLE.settings["vllm_memory"].default,
+    defaults={
+        "param_offload": False,
+        "free_cache_engine": TABLE.settings["vllm_sleep"].default,
+        **{field: TABLE.settings[OVERRIDDEN[field]].default for field in DEFAULTED},
+    },
+)
 SWITCHES = frozenset(
     name
     for key in (
@@ -319,7 +332,7 @@ class _Reader:
             optimizer_offload=adam_offload,
             # get_ds_train_config(offload=False, adam_offload=..., stage=...) in openrlhf/utils/deepspeed:
             # the trained parameters never leave the GPU, only Adam's states with --adam_offload
-            param_offload=UNKNOWN if self.elided else default(False, "OpenRLHF offloads the optimizer only"),
+            param_offload=UNKNOWN if self.elided else default(VOCABULARY.defaults["param_offload"], OPTIMIZER_ONLY),
             zero_stage=self.get("zero_stage"),
             ref_param_offload=self.get("ref_offload"),
             offload_mode=offload_mode(
