@@ -164,3 +164,22 @@ def test_estimate_critic_and_reward_gpus(capsys: pytest.CaptureFixture[str]) -> 
     assert rlresources([*argv, "--task", "PPO", "--critic-gpus", "8", "--reward-gpus", "4"]) == 2
     err = capsys.readouterr().err
     assert "--rollout-gpus 4 + --critic-gpus 8 + --reward-gpus 4 leave none of --gpus 16 for the trainer" in err
+
+
+def test_openrlhf_scores_over_fp32_logits_and_its_experience_pass_has_no_entropy() -> None:
+    # OpenRLHF/OpenRLHF@3c3be62 openrlhf/models/actor.py:267 casts the logits to fp32 before
+    # log_probs_from_logits; ppo_actor.py:301 asks for the entropy in the update only.
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    plan = plan_of(SCRIPT.format(ref=2, colocate=""), 8)
+    assert (plan.logits_fp32, plan.pass_entropy) == (True, False)
+    found = estimate(arch, plan).expected
+    terms = {m.name: {t.name: t.bytes for t in m.terms} for m in found.moments}
+    update = terms["the actor's update"]["logits for log-probs (cast to fp32)"]
+    scoring = terms["the actor's log-prob pass"]["logits for log-probs (cast to fp32)"]
+    assert update / scoring == pytest.approx(10 / 6)  # the copy's fp32 gradient and the bf16 one in the update
+    # a framework that scores the bf16 logits (no framework named): 4 bytes, and the entropy in its pass
+    plain = estimate(arch, replace(plan, logits_fp32=False, pass_entropy=True)).expected
+    plain_terms = {m.name: {t.name: t.bytes for t in m.terms} for m in plain.moments}
+    assert plain_terms["the actor's update"]["logits for log-probs"] == pytest.approx(update * 4 / 10)
+    assert "logits for log-probs and entropy" in plain_terms["the actor's log-prob pass"]

@@ -225,6 +225,8 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         lora_rank=int(lora),
         train_backend=backend,
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
+        logits_fp32=words is not None and words.logits_fp32,
+        pass_entropy=words is None or words.pass_entropy,
         engine=engine,
         budget_of="free" if engine == "sglang" else "device",
         critic=run.critic.value,

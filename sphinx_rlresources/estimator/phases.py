@@ -51,6 +51,14 @@ LOGIT_BYTES_RECOMPUTED = 4
 """With entropy recomputed in the backward pass only the fp32 logits are kept."""
 LOGPROB_BYTES = 4
 """Log-probs without entropy: the bf16 logits and their gradient (or, forward only, the fp32 copy)."""
+UPCAST_PASS_BYTES = 6
+"""Per token and vocabulary entry where the actor casts its logits to fp32 before scoring them
+(OpenRLHF: ``output["logits"] = output["logits"].to(torch.float32)``, ``openrlhf/models/actor.py:267``
+at OpenRLHF/OpenRLHF@3c3be62, :226 in March 2025): the bf16 logits and their fp32 copy in a
+forward-only pass, over every token the model sees."""
+UPCAST_UPDATE_BYTES = 10
+"""The same in the update: the fp32 copy, its fp32 gradient and the bf16 gradient it is cast back
+to (the bf16 logits themselves are dropped once replaced; no autograd node keeps them)."""
 LOGIT_CHUNK_TOKENS = 2048
 """Tokens per chunk when the entropy is chunked or the kernel is fused (verl's chunk size)."""
 ACTIVATION_BYTES = 34
@@ -176,10 +184,10 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         *gradients,
         *gathered,
         *_activations(arch, plan, micro, expected),
-        *_logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False),
+        *_logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False, grad=True),
     ]
     later.append(("the actor's update", update))
-    actor_pass = _forward(arch, plan, log_prob, expected, entropy=True)
+    actor_pass = _forward(arch, plan, log_prob, expected, entropy=plan.pass_entropy)
     later.append(("the actor's log-prob pass", [*params_back, *gathered, *actor_pass]))
     if plan.reference and not plan.ref_gpus:
         ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
@@ -449,10 +457,14 @@ def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entr
     return found
 
 
-def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool, chunked: bool) -> list[Term]:
+def _logits(
+    arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool, chunked: bool, grad: bool = False
+) -> list[Term]:
     """The logits (bf16) over every token, and the log-prob (and entropy) working set over those it scores.
 
     Padded sequences score only the responses; packed ones (padding removed) score every token.
+    A framework that casts the logits to fp32 before scoring them (``Plan.logits_fp32``) holds
+    the fp32 copy over every token, and in the update (``grad``) its fp32 gradient too.
     """
     vocab = arch.vocab / _split(plan)
     if plan.fused_kernels:
@@ -465,6 +477,10 @@ def _logits(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entro
     per = (LOGIT_BYTES_RECOMPUTED if plan.entropy_checkpointing else LOGIT_BYTES) if entropy else LOGPROB_BYTES
     if not expected:  # what must exist: the bf16 logits themselves
         per = 2
+    elif plan.logits_fp32:
+        cast = UPCAST_UPDATE_BYTES if grad else UPCAST_PASS_BYTES
+        own = (per - LOGPROB_BYTES) * scored * vocab  # the entropy's working set beside the fp32 logits
+        return [Term("train", f"logits for {what} (cast to fp32)", cast * count.all * vocab + own)]
     return [Term("train", f"logits for {what}", 2 * count.all * vocab + (per - 2) * scored * vocab)]
 
 

@@ -140,6 +140,11 @@ class Plan:
     """None: as the algorithm (:data:`ALGORITHMS`)."""
     update_entropy: bool = False
     """Whether the update computes the entropy over the logits (an entropy bonus in the loss)."""
+    pass_entropy: bool = True
+    """Whether the actor's log-prob pass computes the entropy too (verl's ``compute_log_prob``
+    does; OpenRLHF's experience pass does not)."""
+    logits_fp32: bool = False
+    """Whether the actor casts its logits to fp32 before scoring them (OpenRLHF's actor does)."""
     entropy_checkpointing: bool = False
     entropy_chunking: bool = False
     fused_kernels: bool = False

@@ -199,6 +199,10 @@ VOCABULARY = Vocabulary(
     # parameters on the GPU (get_ds_train_config(offload=False, ...) in openrlhf/utils/deepspeed).
     offload_mode="compute",
     memory_fraction=TABLE.settings["vllm_memory"].default,
+    # Its actor casts the logits to fp32 before scoring them (openrlhf/models/actor.py:267), and its
+    # experience pass asks for no entropy (return_entropy only in the update, ppo_actor.py:301).
+    logits_fp32=True,
+    pass_entropy=False,
     defaults={
         "param_offload": False,
         "free_cache_engine": TABLE.settings["vllm_sleep"].default,

@@ -69,6 +69,11 @@ class Vocabulary:
     """The ``naming`` preset that matches the framework's own launch-file names."""
     fsdp_param_bytes: int = 2
     """Bytes per parameter its FSDP actor keeps (verl keeps fp32 master weights: 4)."""
+    logits_fp32: bool = False
+    """Its actor casts the logits to fp32 before scoring them (OpenRLHF): an fp32 copy of them, and
+    in the update its gradient too, beside the bf16 logits."""
+    pass_entropy: bool = True
+    """Its log-prob pass computes the entropy beside the log-probs (verl's does; OpenRLHF's not)."""
     offload_mode: str | None = None
     """Its own offload when a script leaves it unsaid (verl: ``phase``)."""
     memory_fraction: float | None = None
