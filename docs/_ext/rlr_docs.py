@@ -37,9 +37,9 @@ from suggest_validation import compared  # isort: skip
 from suggest_validation import summary as suggest_summary  # isort: skip
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv", "heldout_runs.csv")
-"""The validation sets the docs may draw: published runs, the runs measured on a GPU, and the
-published runs held out from every figure's tuning."""
+MEMORY_POINTS = ("memory_points.csv", "measured_gpu.csv", "heldout_runs.csv", "heldout_runs2.csv")
+"""The validation sets the docs may draw: published runs, the runs measured on a GPU, and the two
+sets of published runs held out from every figure's tuning."""
 
 
 def _table(headers: list[str], rows: list[list[nodes.Node | str]], widths: list[int]) -> nodes.table:
@@ -85,7 +85,7 @@ def _breakable(text: str) -> list[nodes.Node]:
     """
     parts: list[nodes.Node] = []
     for word in re.split(r"(\s+)", text):
-        if re.fullmatch(r"[0-9a-f]{16,}", word):  # a commit hash, in eights
+        if re.fullmatch(r"[0-9a-f]{16,}[,;:.)]?", word):  # a commit hash (and its punctuation), in eights
             pieces = [word[start : start + 8] for start in range(0, len(word), 8)]
         elif len(word) > 14 and not re.fullmatch(r"[\d,.]+", word):
             pieces = _BREAK_AFTER.split(word)
