@@ -294,3 +294,16 @@ def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFi
     # the floor keeps the least memory a release may have: every state sharded, offload on
     status, floor = as_json(capsys, *argv, "--offload")
     assert status == 0 and floor["floor"]["peak_gib"] <= data["floor"]["peak_gib"]
+
+
+def test_the_output_says_when_the_expected_peak_takes_the_maximum_lengths(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100")
+    status, out, _err = cli(capsys, *argv)
+    assert status == 0 and "the expected peak, every sequence at its maximum length (no mean given)." in out
+    status, data = as_json(capsys, *argv)
+    assert data["expected_lengths"] == "maximum"
+    status, data = as_json(capsys, *argv, "--mean-prompt-length", "100", "--mean-response-length", "300")
+    assert data["expected_lengths"] == "stated"
+    # padded batches hold the maximum lengths whatever the means: those are the stated lengths
+    status, out, _err = cli(capsys, *argv, "--keep-padding")
+    assert "the expected peak, the stated lengths." in out

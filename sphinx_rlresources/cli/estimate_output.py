@@ -132,6 +132,7 @@ def as_json(found: Result, minimum: tuple[int | None, int | None] | None) -> dic
         "engine_claim_gib": round(found.engine_gib, 3),
         "trainer_gib": round(found.trainer_gib, 3),
         "verdict": found.verdict,
+        "expected_lengths": "maximum" if plan.at_maximum_lengths else "stated",
         "limiting": {"moment": moment, "term": term.name if term else None, "gib": round(term.gib, 3) if term else 0},
         "problems": found.problems,
         "floor": _figure(found.floor),
@@ -156,7 +157,8 @@ def as_text(found: Result, minimum: tuple[int | None, int | None] | None) -> str
     lines = [
         f"{arch.name}: {arch.params():,} parameters{trainable}; {plan.task} on {plan.gpus}*{plan.device} "
         f"({plan.device_gib:.1f} GiB each){placement}",
-        "The floor counts the fewest tokens a step can have; the expected peak, the stated lengths.",
+        "The floor counts the fewest tokens a step can have; the expected peak, "
+        + (AT_MAXIMUM if plan.at_maximum_lengths else "the stated lengths."),
         "",
         f"{'':<{WIDTH}}{'floor':>9}{'expected':>10}",
     ]
@@ -203,6 +205,9 @@ def as_text(found: Result, minimum: tuple[int | None, int | None] | None) -> str
     if plan.ignored:
         lines.append(f"ignored (outside their bounds, estimated as not given): {', '.join(plan.ignored)}")
     return "\n".join(lines) + "\n"
+
+
+AT_MAXIMUM = "every sequence at its maximum length (no mean given)."
 
 
 def _placement(found: Result) -> str:

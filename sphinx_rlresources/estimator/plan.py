@@ -202,6 +202,14 @@ class Plan:
         return max(cap - capped, 1), capped
 
     @property
+    def at_maximum_lengths(self) -> bool:
+        """Whether the expected peak takes every sequence at its maximum length: padding removed (or
+        batches of a token budget) and no mean given.  A step's real lengths usually stay well below,
+        so a ``likely-oom`` then says "at full length", and the means settle it."""
+        unpadded = self.remove_padding or self.dynamic_batch
+        return unpadded and self.mean_prompt_length is None and self.mean_response_length is None
+
+    @property
     def has_critic(self) -> bool:
         return self.critic if self.critic is not None else ALGORITHMS.get(self.algorithm, False)
 
