@@ -69,6 +69,7 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "lora_rank": ("lora_rank", int),
     "param_offload": ("param_offload", bool),
     "optimizer_offload": ("optimizer_offload", bool),
+    "compute_copy": ("compute_copy", bool),
     "ref_offload": ("ref_param_offload", bool),
     "gradient_checkpointing": ("gradient_checkpointing", bool),
     "update_entropy": ("update_entropy", bool),

@@ -63,6 +63,8 @@ def assumptions(found: Result) -> dict[str, Any]:
         lora_rank=plan.lora_rank,
         train_backend=plan.train_backend,
         param_bytes=plan.param_bytes,
+        logit_chunk=plan.logit_chunk,
+        activation_offload=plan.activation_offload,
         zero_stage=plan.zero_stage,
         engine=plan.engine,
         rollout_tp=found.rollout_tp,

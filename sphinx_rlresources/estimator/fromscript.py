@@ -227,6 +227,9 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
         logits_fp32=words is not None and words.logits_fp32,
         pass_entropy=words is None or words.pass_entropy,
+        logit_chunk=words.logit_chunk if words is not None else None,
+        activation_offload=words is not None and words.activation_offload and backend == "fsdp",
+        compute_copy=run.compute_copy.value is True,
         engine=engine,
         budget_of="free" if engine == "sglang" else "device",
         critic=run.critic.value,
@@ -248,11 +251,16 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
 
 def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[str]:
     """The settings outside :data:`READ` that the framework's defaults decided (its backend, its engine,
-    its ZeRO stage, the bytes its trainer keeps per parameter)."""
+    its ZeRO stage, the bytes its trainer keeps per parameter, its fused kernel's chunk, its
+    activation offload)."""
     facts = (("train_backend", run.train_backend), ("engine", run.engine), ("zero_stage", run.zero_stage))
     found = [name for name, said in facts if said.origin is Origin.FRAMEWORK_DEFAULT and said.value is not None]
     if words is not None and backend == "fsdp" and words.fsdp_param_bytes != PLAIN_PARAM_BYTES:
         found.append("param_bytes")
+    if words is not None and words.logit_chunk is not None:
+        found.append("logit_chunk")
+    if words is not None and words.activation_offload and backend == "fsdp":
+        found.append("activation_offload")
     return found
 
 

@@ -153,9 +153,11 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
             found.resident.append(Term("resident", name, per_gpu))
             return []
         found.host.append(Term("host", f"{name}, offloaded", per_gpu * per_node))
-        return [] if plan.offload_mode == "compute" else [Term("train", f"{name} <- host", per_gpu)]
+        return [Term("train", f"{name} <- host", per_gpu)] if plan.offload_mode == "phase" else []
 
     params_back = place(states.actor_name, states.actor_params, plan.param_offload)
+    if plan.param_offload and plan.compute_copy:  # prime-rl's full_offload: bf16 weights stay to compute with
+        found.resident.append(Term("resident", COMPUTE_COPY_TERM, 2 * states.actor_params / plan.param_bytes))
     optimizer_back = place(states.optimizer_name, states.optimizer, plan.optimizer_offload)
     ref_back: list[Term] = []
     if plan.reference and not plan.ref_gpus:
@@ -167,7 +169,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         critic_back = place("critic parameters (sharded)", states.critic_params, plan.param_offload)
         critic_back += place("critic optimizer states (sharded)", states.critic_optimizer, plan.optimizer_offload)
     gradients: list[Term] = []
-    if plan.offload_mode == "compute" and plan.param_offload:  # FSDP2's CPU offload keeps gradients there too
+    if plan.offload_mode != "phase" and plan.param_offload:  # FSDP2's CPU offload keeps gradients there too
         found.host.append(Term("host", f"{states.gradient_name}, offloaded", states.gradients * per_node))
     else:
         gradients = [Term("train", states.gradient_name, states.gradients)]
@@ -188,6 +190,14 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     ]
     later.append(("the actor's update", update))
     actor_pass = _forward(arch, plan, log_prob, expected, entropy=plan.pass_entropy)
+    if plan.offload_mode == "step" and plan.optimizer_offload and not plan.param_offload:
+        # prime-rl's CPUOffloadOptimizer: the states come back for step() once backward has freed the activations
+        later.append(
+            ("the optimizer step", [*gradients, Term("train", f"{states.optimizer_name} <- host", states.optimizer)])
+        )
+    if plan.activation_offload and plan.gradient_checkpointing and not arch.size_only:
+        inputs = RECOMPUTED_BYTES * arch.hidden * micro.all / _split(plan) * arch.layers
+        found.host.append(Term("host", f"{OFFLOADED_INPUTS}, offloaded", inputs * per_node))
     later.append(("the actor's log-prob pass", [*params_back, *gathered, *actor_pass]))
     if plan.reference and not plan.ref_gpus:
         ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
@@ -243,7 +253,7 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
     terms: list[Term] = []
     if offloaded:
         found.host.append(Term("host", f"{name}, offloaded", weights * min(plan.ref_gpus, plan.gpus_per_node)))
-        if plan.offload_mode != "compute":
+        if plan.offload_mode == "phase":
             terms.append(Term("train", f"{name} <- host", weights))
     else:
         terms.append(Term("train", name, weights))
@@ -326,6 +336,8 @@ def _runtime(terms: list[Term]) -> Term:
 
 
 RUNTIME_TERM = "CUDA context and the caching allocator's reserve"
+OFFLOADED_INPUTS = "activations: layer inputs kept for recomputation"
+COMPUTE_COPY_TERM = "actor compute weights (bf16, sharded), kept on the GPU while the masters are offloaded"
 
 
 def _shaped(term: Term) -> bool:
@@ -411,8 +423,13 @@ def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) 
     width = arch.hidden * count.all / _split(plan)
     whole = ACTIVATION_BYTES if expected else RECOMPUTED_BYTES
     if plan.gradient_checkpointing:
+        kept = (
+            Term("train", "activations: one layer's input, brought back from host memory", RECOMPUTED_BYTES * width)
+            if plan.activation_offload
+            else Term("train", OFFLOADED_INPUTS, RECOMPUTED_BYTES * width * arch.layers)
+        )
         return [
-            Term("train", "activations: layer inputs kept for recomputation", RECOMPUTED_BYTES * width * arch.layers),
+            kept,
             Term("train", "activations: the layer being recomputed", whole * width),
             *_routed(arch, plan, count, expected, 1),
         ]
@@ -468,8 +485,9 @@ def _logits(
     """
     vocab = arch.vocab / _split(plan)
     if plan.fused_kernels:
-        chunk = min(count.all, LOGIT_CHUNK_TOKENS)
-        return [Term("train", "logits for log-probs and entropy (fused: one chunk)", 4 * chunk * vocab)]
+        chunk_tokens, entries = plan.logit_chunk or (LOGIT_CHUNK_TOKENS, arch.vocab)
+        chunk = min(count.all, chunk_tokens) * min(vocab, entries)
+        return [Term("train", "logits for log-probs and entropy (fused: one chunk)", 4 * chunk)]
     scored = count.responses if count.padded else count.all
     what = "log-probs and entropy" if entropy else "log-probs"
     if entropy and chunked:

@@ -46,10 +46,13 @@ generates in its own process (TRL without vLLM: transformers' ``generate``)."""
 TRAINER_GENERATES = frozenset({NO_ENGINE, "hf"})
 """What a run's ``engine`` says when no engine is started (the TRL and ROLL readers say ``hf``)."""
 TRAIN_BACKENDS = ("fsdp", "megatron")
-OFFLOAD_MODES = ("phase", "compute")
+OFFLOAD_MODES = ("phase", "compute", "step")
 """``phase``: states wait in host memory between phases and come back for their own (verl's
 FSDP and Megatron offload); ``compute``: they stay in host memory while the GPU computes
-(FSDP2's ``offload_policy``, DeepSpeed ZeRO-Offload, OpenRLHF's ``--adam_offload``)."""
+(FSDP2's ``offload_policy``, DeepSpeed ZeRO-Offload, OpenRLHF's ``--adam_offload``);
+``step``: offloaded optimizer states come back for the optimizer's ``step()`` alone, after
+the backward pass has freed the activations (prime-rl's ``optim_cpu_offload``); offloaded
+parameters stay in host memory as in ``compute``."""
 VERDICTS = ("fits", "tight", "likely-oom", "does-not-fit")
 BUDGETS = ("device", "free", "free-after-weights")
 
@@ -148,6 +151,17 @@ class Plan:
     entropy_checkpointing: bool = False
     entropy_chunking: bool = False
     fused_kernels: bool = False
+    logit_chunk: tuple[int, int] | None = None
+    """(tokens, vocabulary entries) one step of the fused log-prob kernel holds, when the
+    framework's kernel says (prime-rl's fused LM head); None: verl's chunk of tokens over the
+    whole vocabulary."""
+    activation_offload: bool = False
+    """Whether the layer inputs kept for recomputation wait in host memory until the backward
+    pass brings each back (prime-rl's ``model.ac_offloading``)."""
+    compute_copy: bool = False
+    """Whether offloaded parameters leave a bf16 compute copy on the GPU (prime-rl's
+    ``full_offload``: fp32 masters, gradients and Adam's moments on the host, the optimizer on
+    the CPU, the bf16 weights the GPU computes with kept there)."""
     rollout_gpus: int = 0
     """0: colocated (the engine shares the trainer's GPUs); otherwise the GPUs of the engine
     alone, and the trainer has the other ``gpus - rollout_gpus``."""

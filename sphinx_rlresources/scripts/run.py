@@ -206,6 +206,9 @@ class Run:
     """``phase`` (states on the host between phases, back on the GPU for their own: verl's
     FSDP offload) or ``compute`` (kept on the host while computing: FSDP2's
     ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``)."""
+    compute_copy: Found[bool] = UNKNOWN
+    """Whether offloaded parameters leave a bf16 compute copy on the GPU (prime-rl's
+    ``full_offload``: the fp32 masters, gradients and optimizer states in host memory)."""
     gradient_checkpointing: Found[bool] = UNKNOWN
     update_entropy: Found[bool] = UNKNOWN
     """Whether the actor's update computes the entropy over the vocabulary-wide logits: when

@@ -78,6 +78,11 @@ class Vocabulary:
     """Its own offload when a script leaves it unsaid (verl: ``phase``)."""
     memory_fraction: float | None = None
     """Its rollout engine's default share of GPU memory, when it has one of its own."""
+    logit_chunk: tuple[int, int] | None = None
+    """(tokens, vocabulary entries) its fused log-prob kernel holds at a time, where it has one
+    of its own (prime-rl's fused LM head); None: verl's chunk."""
+    activation_offload: bool = False
+    """Whether its trainer offloads the checkpointed layer inputs to host memory by default."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Settings (``Run`` fields) its own config gives a run whose script or flags say nothing of
     them (verl's FSDP offload: off).  The estimator takes them for the expected peak only; the
