@@ -168,7 +168,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "keep them on the GPU",
     )
     add("--offload-mode", choices=OFFLOAD_MODES,
-        help="phase (verl's) or compute (FSDP2, ZeRO-Offload; the default without --framework)")  # fmt: skip
+        help="phase (verl's), compute (FSDP2, ZeRO-Offload; the default without --framework) "
+             "or step (the optimizer states back for step() alone: prime-rl's)")  # fmt: skip
     _switch(
         run,
         "ref-offload",
