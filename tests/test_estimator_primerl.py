@@ -127,3 +127,15 @@ def test_the_pr_3234_table_is_within_reach() -> None:
         if not name.endswith("full-offload"):
             assert found.ratio >= 0.7, name
             assert found.result.verdict == "fits", name
+
+
+def test_a_full_offload_config_is_estimated_with_its_bf16_weights() -> None:
+    """The reader's ``full_offload`` reaches the estimate: no optimizer step on the GPU, the bf16 copy resident."""
+    from framework_fixtures import read
+
+    run = read("primerl", "examples/full-offload/sft.toml")
+    found = plan_for_row(Row("Qwen3-4B", None, "4b", "SFT", 8, "fsdp", "none"), run, "H200", 140.4)
+    assert (found.param_offload, found.optimizer_offload, found.compute_copy) == (True, True, True)
+    expected = estimate(bundled("Qwen3-4B") or arch(), found).expected
+    assert [t.name for t in expected.resident] == [COMPUTE_COPY_TERM]
+    assert not any(m.name == "the optimizer step" for m in expected.moments)

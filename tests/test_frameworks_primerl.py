@@ -283,3 +283,33 @@ def test_the_estimator_takes_prime_rls_fp32_parameters_and_offloaded_optimizer_s
     assert {"param_bytes", "optimizer_offload", "param_offload"} <= set(plan.framework_defaults)
     said = read_toml("[trainer.model]\noptim_cpu_offload = false\n", "rl.toml")
     assert said.optimizer_offload.value is False and said.optimizer_offload.origin is Origin.SET
+
+
+def test_full_offload_puts_the_states_in_host_memory_and_keeps_bf16_weights() -> None:
+    """``full_offload`` (trainer.py:203): ``true`` or a section of its own; the fp32 masters, the
+    gradients and Adam's moments on the host, bf16 weights on the GPU (``compute_copy``), and what
+    ``optim_cpu_offload = false`` said of the states replaced."""
+    sft = read("primerl", "examples/full-offload/sft.toml")
+    settled(
+        sft,
+        gpus=8,
+        nodes=1,
+        gpus_per_node=8,
+        train_backend="fsdp",
+        model="Qwen/Qwen3-4B",
+        lora_rank=0,
+        algorithm="sft",
+        max_total_length=16384,
+        train_batch_size=16,
+        micro_batch_per_gpu=1,
+        train_cp=1,
+        param_offload=True,
+        optimizer_offload=True,
+        compute_copy=True,
+    )
+    assert (sft.compute_copy.line, sft.optimizer_offload.written) == (9, "model.full_offload = true")
+    rl = read("primerl", "examples/full-offload/rl.toml")
+    assert (rl.param_offload.value, rl.optimizer_offload.value, rl.compute_copy.value) == (True, True, True)
+    assert (rl.compute_copy.line, rl.compute_copy.written) == (18, "[trainer.model.full_offload]")
+    off = read_toml("[model]\nfull_offload = false\n[optim]\nlr = 1e-5\n", "train.toml")  # a trainer's config
+    assert (off.compute_copy.value, off.optimizer_offload.value) == (False, True)

@@ -385,6 +385,7 @@ class _Reader:
         if self.kind not in ("orchestrator", "inference"):  # an inference config trains nothing
             values["train_backend"] = default("fsdp", "prime-rl trains with FSDP2 (src/prime_rl/trainer/model.py:22)")
             values["lora_rank"] = self._lora("model" if self.kind == "sft" else "trainer.model")
+            values.update(self._full_offload("model" if self.kind == "sft" else "trainer.model"))
         if serving:
             values["engine"] = default("vllm", "prime-rl serves rollouts with vLLM (src/prime_rl/inference/vllm/)")
         if serving and self.kind != "inference":  # an inference config has no trainer to share GPUs with
@@ -399,6 +400,26 @@ class _Reader:
             roles=roles,
             **values,
         )
+
+    def _full_offload(self, prefix: str) -> dict[str, Found[bool]]:
+        """``full_offload`` (off unless said, trainer.py:203): ``true``, or a section of its own.
+
+        On, the fp32 masters, the gradients and Adam's moments live in host memory and AdamW
+        runs on the CPU, the GPU keeping bf16 weights to compute with
+        (src/prime_rl/trainer/optim/offload.py:1554); ``optim_cpu_offload`` must then be
+        false (trainer.py:309-318), so what it says of the states is replaced.
+        """
+        key = f"{prefix}.full_offload"
+        said = self.m.found(key, _switch_or_section)
+        below = sorted(self.m.below.get(key, ()))
+        child = self.m.entry(below[0]) if said.value is None and below else None
+        if child is not None and child.origin is not Origin.UNKNOWN:  # [trainer.model.full_offload] with settings
+            said = Found(True, child.origin, child.line, f"[{key}]", child.file)
+        if said.value is None:
+            return {}
+        if not said.value:
+            return {"compute_copy": said}
+        return {"param_offload": said, "optimizer_offload": said, "compute_copy": said}
 
     # -- placement --------------------------------------------------------------------------------
     def _deployment(self, key: str) -> Found[int]:
@@ -554,6 +575,11 @@ class _Reader:
 
 
 Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
+
+
+def _switch_or_section(value: Any) -> bool | None:
+    """A switch, or a table of its own settings (which turns it on, as pydantic reads ``{}``)."""
+    return True if isinstance(value, dict) else as_bool(value)
 
 
 def _unknown(why: str) -> Placement:

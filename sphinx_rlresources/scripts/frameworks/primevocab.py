@@ -15,8 +15,8 @@ Lines at PrimeIntellect-ai/prime-rl@559b447:
 * ``full_offload`` (off unless said, trainer.py:203) keeps the fp32 masters, gradients and Adam's
   moments in host memory and runs AdamW on the CPU during backward, and casts the GPU's
   parameters to bf16 to compute with (``model.to(dtype=torch.bfloat16)``,
-  src/prime_rl/trainer/optim/offload.py:1554; fp32 MoE routers, model.py:479-495): a run says it
-  with ``compute_copy`` (validation rows), which the reader does not fill yet;
+  src/prime_rl/trainer/optim/offload.py:1554; fp32 MoE routers, model.py:479-495): the reader
+  says it as ``compute_copy`` with both states offloaded (:mod:`.primerl`);
 * activation checkpointing of every block (``ac`` mode ``full``, freq 1, trainer.py:32-35,191;
   ``checkpoint_wrapper``, model.py:1161) with activation offloading on (``ac_offloading``,
   trainer.py:194): the forward runs under torchtune's ``OffloadActivations``
