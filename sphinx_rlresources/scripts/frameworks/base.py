@@ -88,6 +88,11 @@ def as_bool(value: object) -> bool | None:
     return None
 
 
+def as_switch_or_table(value: object) -> bool | None:
+    """A switch, or a table of its own settings, which turns it on (pydantic reads ``{}`` as a default config)."""
+    return True if isinstance(value, dict) else as_bool(value)
+
+
 def as_lower(value: object) -> str | None:
     text = as_text(value)
     return text.lower() if text else None

@@ -45,6 +45,7 @@ from sphinx_rlresources.scripts.frameworks.base import (
     as_int,
     as_lower,
     as_recipe_model,
+    as_switch_or_table,
     default,
     derived,
     times,
@@ -402,23 +403,14 @@ class _Reader:
         )
 
     def _full_offload(self, prefix: str) -> dict[str, Found[bool]]:
-        """``full_offload`` (off unless said, trainer.py:203): ``true``, or a section of its own.
-
-        On, the fp32 masters, the gradients and Adam's moments live in host memory and AdamW
-        runs on the CPU, the GPU keeping bf16 weights to compute with
-        (src/prime_rl/trainer/optim/offload.py:1554); ``optim_cpu_offload`` must then be
-        false (trainer.py:309-318), so what it says of the states is replaced.
-        """
-        key = f"{prefix}.full_offload"
-        said = self.m.found(key, _switch_or_section)
-        below = sorted(self.m.below.get(key, ()))
-        child = self.m.entry(below[0]) if said.value is None and below else None
+        """``full_offload`` (trainer.py:203), ``true`` or a section: the masters, gradients and states on the host,
+        bf16 weights on the GPU (optim/offload.py:1554); ``optim_cpu_offload`` is then false (trainer.py:309-318)."""
+        said = self.m.found(key := f"{prefix}.full_offload", as_switch_or_table)
+        child = self.m.entry(min(below)) if said.value is None and (below := self.m.below.get(key)) else None
         if child is not None and child.origin is not Origin.UNKNOWN:  # [trainer.model.full_offload] with settings
             said = Found(True, child.origin, child.line, f"[{key}]", child.file)
-        if said.value is None:
-            return {}
         if not said.value:
-            return {"compute_copy": said}
+            return {} if said.value is None else {"compute_copy": said}
         return {"param_offload": said, "optimizer_offload": said, "compute_copy": said}
 
     # -- placement --------------------------------------------------------------------------------
@@ -575,11 +567,6 @@ class _Reader:
 
 
 Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
-
-
-def _switch_or_section(value: Any) -> bool | None:
-    """A switch, or a table of its own settings (which turns it on, as pydantic reads ``{}``)."""
-    return True if isinstance(value, dict) else as_bool(value)
 
 
 def _unknown(why: str) -> Placement:
