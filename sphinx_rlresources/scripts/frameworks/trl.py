@@ -76,8 +76,18 @@ VOCABULARY = Vocabulary(
     naming="trl",
     # use_vllm defaults to False (grpo_config.py:577): transformers' generate inside the trainer, no
     # engine.  Nothing is offloaded without a DeepSpeed or FSDP config (the reader marks an offload
-    # it could not read as unknown, so this default stands only for a run that has none).
-    defaults={"param_offload": False, "optimizer_offload": False, "engine": "hf"},
+    # it could not read as unknown, so this default stands only for a run that has none); the
+    # reference model is then the trainer's own copy on its GPU (accelerator.prepare_model,
+    # grpo_trainer.py:1139-1143; create_reference_model at v0.17.0:430).  GRPO pads its batch --
+    # prompts on the left, completions on the right (grpo_trainer.py:2378-2396; at v0.17.0 the
+    # tokenizer's padding=True, :918-919, and pad(), :967) -- and packs nothing, in every release.
+    defaults={
+        "param_offload": False,
+        "optimizer_offload": False,
+        "ref_param_offload": False,
+        "remove_padding": False,
+        "engine": "hf",
+    },
 )
 T = TypeVar("T")
 COMMON_SETTINGS = {
@@ -269,6 +279,10 @@ class _Reader:
             rollout_n=self.get("num_generations", as_int),
             param_offload=params,
             optimizer_offload=optimizer,
+            # The reference model goes through the same DeepSpeed or FSDP preparation as the trained one
+            # (grpo_trainer.py:1139-1143 @f2cd577; prepare_deepspeed keeps the config's ZeRO-3 offload,
+            # trl/models/utils.py:246-270).
+            ref_param_offload=params,
             offload_mode=accelerate.host_offload(params, optimizer),
             zero_stage=zero,
             gradient_checkpointing=self.get("gradient_checkpointing", as_bool),
