@@ -874,3 +874,24 @@ def test_trls_offload_default_stands_only_where_no_deepspeed_or_fsdp_config_coul
     unread = run_of(configured, "x.sh", {}, None)
     assert unread.param_offload.line == 1  # said in a config this reader cannot read
     assert plan_for_row(row, unread, "H100", 79.6).param_offload is True  # unknown: the least memory
+
+
+def test_trls_reference_stays_on_its_gpu_and_its_batches_are_padded() -> None:
+    """TRL's GRPO keeps its reference model in the trainer's process, prepared as the trained
+    model is (no offload without a DeepSpeed or FSDP one), and pads every batch: its
+    vocabulary says both, for the expected peak; the floor still packs and offloads."""
+    arch = bundled("Qwen3-0.6B")
+    assert arch is not None
+    row = Row("Qwen3-0.6B", None, "0.6B", "GRPO", 1, "", "")
+    trl = plan_for_row(row, Run(framework="trl", use_kl=Found(True, Origin.SET)), "A100-80G", 80.0)
+    assert (trl.ref_param_offload, trl.remove_padding) == (False, False)
+    assert {"ref_param_offload", "remove_padding"} <= set(trl.framework_defaults)
+    assert {("ref_param_offload", True), ("remove_padding", True)} <= set(trl.floor_values)
+    found = estimate(arch, trl)
+    assert [t.name for t in found.expected.resident if t.name.startswith("reference model")]
+    assert not [t for t in found.expected.host if t.name.startswith("reference model")]
+    assert [t for t in found.floor.host if t.name.startswith("reference model")]  # the floor's least memory
+    # padded: a batch holds every sequence at its full length; packed it would hold its mean
+    means = replace(trl, mean_prompt_length=100, mean_response_length=100)
+    packed = replace(means, remove_padding=True)
+    assert estimate(arch, means).expected_gib > estimate(arch, packed).expected_gib

@@ -68,6 +68,7 @@ def test_trls_own_script_colocated_with_the_config_it_names() -> None:
         "rollout_n": 16,
         "param_offload": False,
         "optimizer_offload": True,
+        "ref_param_offload": False,  # the reference is prepared as the trained model is: no offload_param
         "offload_mode": "compute",
         "gradient_checkpointing": True,
         "engine": "vllm",
@@ -90,6 +91,7 @@ def test_server_and_trainer_pinned_to_devices_count_the_devices() -> None:
         "model": "Qwen/Qwen2.5-7B",  # what the server serves: TRL syncs the trained weights to it
         "param_offload": False,
         "optimizer_offload": True,
+        "ref_param_offload": False,  # as the trained model's parameters (prepare_deepspeed keeps the config)
         "offload_mode": "compute",
         "engine": "vllm",
         "rollout_tp": 2,
@@ -166,6 +168,7 @@ def test_slurm_trainer_nodes_plus_a_vllm_node() -> None:
         "train_cp": 2,
         "model": "Qwen/Qwen2.5-72B",
         "param_offload": True,
+        "ref_param_offload": True,  # prepare_fsdp wraps the reference with the same CPU offload
         "offload_mode": "compute",
         "engine": "vllm",
         "rollout_tp": 8,

@@ -208,3 +208,24 @@ def test_the_held_out_columns_say_what_their_sources_say() -> None:
         first = next(csv.DictReader(stream))
     with pytest.raises(PointError, match="zero_stage must be a int"):
         point({**first, "zero_stage": "three"}, 2)
+
+
+def test_the_trl_issue_rows_take_their_releases_defaults_where_they_are_silent() -> None:
+    """Issue 37: TRL's issue rows ran on releases whose defaults are not today's.  Before v0.22.0
+    GRPOConfig left gradient checkpointing at TrainingArguments' False, and before v1.0 beta was
+    0.04 (a reference model on the trainer's GPU); the rows' cells say so, each note cites the
+    release.  Left empty, the cells were today's least memory (recomputation, no reference).  As for
+    every held-out row, the cells are checked, not the verdicts."""
+    held = {c.point.id: c for c in checked(REPO / "benchmarks" / "heldout_runs.csv")}
+    trl = [c for name, c in held.items() if name.startswith("trl-issue")]
+    assert len(trl) == 6
+    for found in trl:
+        release = "v0.17.0" if "issue3456" in found.point.id else "v0.15.2"
+        note = found.point.values["note"]
+        assert f"TRL {release}" in note and "huggingface/trl@a222aeb" in note, found.point.id
+        plan = found.result.plan
+        assert plan.gradient_checkpointing is False and plan.use_kl is True and plan.reference
+        update = found.result.expected.moments[0]
+        assert update.name == "the actor's update"
+        assert any(t.name == "activations (no recomputation)" for t in update.terms)
+        assert [t for t in found.result.expected.resident if t.name.startswith("reference model")]
