@@ -212,7 +212,7 @@ def test_the_held_out_columns_say_what_their_sources_say() -> None:
 
 def test_the_trl_issue_rows_take_their_releases_defaults_where_they_are_silent() -> None:
     """Issue 37: TRL's issue rows ran on releases whose defaults are not today's.  Before v0.22.0
-    GRPOConfig left gradient checkpointing at TrainingArguments' False, and before v1.0 beta was
+    GRPOConfig left gradient checkpointing at TrainingArguments' False, and before v0.19 beta was
     0.04 (a reference model on the trainer's GPU); the rows' cells say so, each note cites the
     release.  Left empty, the cells were today's least memory (recomputation, no reference).  As for
     every held-out row, the cells are checked, not the verdicts."""
