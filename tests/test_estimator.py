@@ -878,8 +878,9 @@ def test_trls_offload_default_stands_only_where_no_deepspeed_or_fsdp_config_coul
 
 def test_trls_reference_stays_on_its_gpu_and_its_batches_are_padded() -> None:
     """TRL's GRPO keeps its reference model in the trainer's process, prepared as the trained
-    model is (no offload without a DeepSpeed or FSDP one), and pads every batch: its
-    vocabulary says both, for the expected peak; the floor still packs and offloads."""
+    model is (no offload without a DeepSpeed or FSDP one), pads every batch and scores its
+    log-prob passes without the entropy: its vocabulary says so, for the expected peak; the
+    floor still packs and offloads."""
     arch = bundled("Qwen3-0.6B")
     assert arch is not None
     row = Row("Qwen3-0.6B", None, "0.6B", "GRPO", 1, "", "")
@@ -891,6 +892,10 @@ def test_trls_reference_stays_on_its_gpu_and_its_batches_are_padded() -> None:
     assert [t.name for t in found.expected.resident if t.name.startswith("reference model")]
     assert not [t for t in found.expected.host if t.name.startswith("reference model")]
     assert [t for t in found.floor.host if t.name.startswith("reference model")]  # the floor's least memory
+    # its log-prob pass scores without the entropy (compute_entropy is the loss's alone)
+    assert trl.pass_entropy is False
+    scoring = [t.name for m in found.expected.moments if m.name == "the actor's log-prob pass" for t in m.terms]
+    assert "logits for log-probs" in scoring and not [n for n in scoring if "entropy" in n]
     # padded: a batch holds every sequence at its full length; packed it would hold its mean
     means = replace(trl, mean_prompt_length=100, mean_response_length=100)
     packed = replace(means, remove_padding=True)

@@ -74,6 +74,10 @@ VOCABULARY = Vocabulary(
         "dpo": ("DPO",),
     },
     naming="trl",
+    # Its log-prob passes score without the entropy: _get_per_token_logps_and_entropies defaults
+    # compute_entropy to False (grpo_trainer.py:1442) and only the loss asks for it (:3006); at
+    # v0.17.0 _get_per_token_logps computes none at all (:814-836).
+    pass_entropy=False,
     # use_vllm defaults to False (grpo_config.py:577): transformers' generate inside the trainer, no
     # engine.  Nothing is offloaded without a DeepSpeed or FSDP config (the reader marks an offload
     # it could not read as unknown, so this default stands only for a run that has none); the
