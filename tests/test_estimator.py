@@ -728,21 +728,20 @@ def test_megatrons_default_parallelism_is_a_default_too() -> None:
 
 
 @pytest.mark.parametrize(
-    ("model", "task", "gpus", "device", "verdict"),
+    ("model", "task", "gpus", "device", "micro", "verdict"),
     [
-        ("Qwen/Qwen2.5-7B", "GRPO", 8, "H100", "fits"),
-        ("Qwen/Qwen2.5-14B", "GRPO", 1, "H100", "likely-oom"),
-        ("Qwen/Qwen2.5-72B", "GRPO", 1, "H100", "does-not-fit"),
+        ("Qwen/Qwen2.5-7B", "GRPO", 8, "H100", 1, "fits"),
+        ("Qwen/Qwen2.5-14B", "GRPO", 1, "H100", 64, "likely-oom"),
+        ("Qwen/Qwen2.5-72B", "GRPO", 1, "H100", 1, "does-not-fit"),
     ],
 )
 def test_what_a_table_keeps_of_an_estimate_says_what_the_estimate_says(
-    model: str, task: str, gpus: int, device: str, verdict: str
+    model: str, task: str, gpus: int, device: str, micro: int, verdict: str
 ) -> None:
     arch = bundled(model)
     assert arch is not None
-    found = estimate(
-        arch, plan_for_row(Row(model, model, "7B", task, gpus, "fsdp", "vllm"), None, device, DEVICES[device])
-    )
+    plan = plan_for_row(Row(model, model, "7B", task, gpus, "fsdp", "vllm"), None, device, DEVICES[device])
+    found = estimate(arch, replace(plan, micro_batch_per_gpu=micro))
     kept = found.kept()
     assert (kept.floor_gib, kept.impossible, kept.expected_gib, kept.verdict) == (
         found.floor_gib,
@@ -900,3 +899,19 @@ def test_trls_reference_stays_on_its_gpu_and_its_batches_are_padded() -> None:
     means = replace(trl, mean_prompt_length=100, mean_response_length=100)
     packed = replace(means, remove_padding=True)
     assert estimate(arch, means).expected_gib > estimate(arch, packed).expected_gib
+
+
+def test_an_engine_with_no_stated_budget_claims_at_most_its_default_pool() -> None:
+    # vLLM claims gpu_memory_utilization (0.9 unless set) of the device whatever the batch: a step's
+    # sequences beyond what that pool holds wait their turn, they are not claimed
+    arch = bundled("Qwen3-4B")
+    assert arch is not None
+    plan = Plan("GRPO", 1, "H200", 140.4, prompt_length=1024, response_length=16384, train_batch_size=256)
+    found = estimate(arch, plan)
+    assert found.engine_gib == pytest.approx(0.9 * 140.4)
+    short = estimate(arch, replace(plan, response_length=1024, train_batch_size=16))  # 16 fit the pool: their need
+    assert short.engine_gib < 0.5 * 140.4
+    sglang = estimate(arch, replace(plan, engine="sglang"))
+    assert sglang.engine_gib == pytest.approx(0.88 * 140.4)
+    # the floor keeps the least an engine can hold: its weights and one sequence's KV cache
+    assert found.floor.engine_claim < 10 * 2**30

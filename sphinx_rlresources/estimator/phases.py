@@ -67,6 +67,12 @@ FLOOR_TOKENS_PER_SEQUENCE = 2
 """The fewest tokens a sequence can have: one prompt token and one response token."""
 DEFAULT_MAX_NUM_SEQS = 256
 """vLLM's default ``max_num_seqs``: the most sequences an engine batches when nothing says."""
+DEFAULT_SHARE = {"vllm": 0.9, "sglang": 0.88}
+"""The share of the device an engine claims when nothing sets it: vLLM's ``gpu_memory_utilization``
+default (``CacheConfig``, vllm/config.py) and SGLang's ``mem_fraction_static`` where it cannot size
+itself (``server_args.py``: ``else 0.88``; on a GPU it measures it keeps a reserve of 10 GiB or
+more).  The KV cache of more sequences than that pool holds is not claimed: the engine schedules
+them in turn, so an unstated budget claims at most this share."""
 ADAM_BYTES = 16
 """Parameter, gradient and optimizer bytes per trainable parameter with mixed-precision Adam."""
 CUDA_CONTEXT = 1.12 * 2**30
@@ -544,6 +550,9 @@ def _engine(
             batch = min(batch, max(1, plan.train_batch_size * plan.rollout_n * tp // max(plan.engine_gpus, 1)))
         sequences = batch if expected else 1
         claim = weights + one * sequences
+        pool = DEFAULT_SHARE.get(plan.engine, 1.0) * device
+        if claim > pool and pool > weights + one:  # more sequences than its default pool holds wait their turn
+            return weights, pool, f"rollout engine: weights (TP={tp}) and its default pool ({pool / 2**30:.1f} GiB)"
         return weights, claim, f"rollout engine: weights (TP={tp}) and the KV cache of {sequences} sequences"
     free = max(device - resident + unborn, 0.0)
     if plan.budget_of == "free-after-weights":
