@@ -915,3 +915,22 @@ def test_an_engine_with_no_stated_budget_claims_at_most_its_default_pool() -> No
     assert sglang.engine_gib == pytest.approx(0.88 * 140.4)
     # the floor keeps the least an engine can hold: its weights and one sequence's KV cache
     assert found.floor.engine_claim < 10 * 2**30
+
+
+def test_nemo_rls_dtensor_tensor_parallelism_splits_the_vocabulary() -> None:
+    # NVIDIA-NeMo/RL@7ea279a nemo_rl/models/dtensor/parallelize.py:189 shards the output head on the
+    # vocabulary (ColwiseParallel(output_layouts=Shard(-1))); log-probs come from the vocab-parallel logits
+    arch = bundled("Qwen3-32B")
+    assert arch is not None
+    run = Run(framework="nemo-rl", train_tp=Found(8, Origin.SET))
+    plan = plan_for_row(Row("Qwen3-32B", None, "", "GRPO", 64, "fsdp", "vllm"), run, "H100", DEVICES["H100"])
+    assert plan.vocab_parallel and plan.train_tp == 8
+    plan = replace(plan, prompt_length=24576, response_length=24576)
+
+    def logits(p: Plan) -> float:
+        update = next(m for m in estimate(arch, p).expected.moments if m.name == "the actor's update")
+        return sum(t.bytes for t in update.terms if t.name.startswith("logits"))
+
+    assert logits(plan) == pytest.approx(logits(replace(plan, vocab_parallel=False)) / 8)
+    # verl's FSDP has no tensor parallelism of its own to split it
+    assert not verl_plan("Qwen3-32B", "H100")[1].vocab_parallel

@@ -226,6 +226,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         train_backend=backend,
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
         logits_fp32=words is not None and words.logits_fp32,
+        vocab_parallel=words is not None and words.vocab_parallel,
         pass_entropy=words is None or words.pass_entropy,
         logit_chunk=words.logit_chunk if words is not None else None,
         activation_offload=words is not None and words.activation_offload and backend == "fsdp",

@@ -424,6 +424,12 @@ def _split(plan: Plan) -> int:
     return max(plan.train_tp, 1) if plan.train_backend == "megatron" else 1
 
 
+def _vocab_split(plan: Plan) -> int:
+    """How many ways tensor parallelism splits the vocabulary: Megatron's, and an FSDP backend's whose
+    output head is sharded on the vocabulary (``Plan.vocab_parallel``: NeMo-RL's DTensor plans)."""
+    return max(plan.train_tp, 1) if plan.train_backend == "megatron" or plan.vocab_parallel else 1
+
+
 def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) -> list[Term]:
     """Korthikanti et al.'s activations; the floor keeps only what must exist, each layer's bf16 input."""
     width = arch.hidden * count.all / _split(plan)
@@ -489,7 +495,7 @@ def _logits(
     A framework that casts the logits to fp32 before scoring them (``Plan.logits_fp32``) holds
     the fp32 copy over every token, and in the update (``grad``) its fp32 gradient too.
     """
-    vocab = arch.vocab / _split(plan)
+    vocab = arch.vocab / _vocab_split(plan)
     if plan.fused_kernels:
         chunk_tokens, entries = plan.logit_chunk or (LOGIT_CHUNK_TOKENS, arch.vocab)
         chunk = min(count.all, chunk_tokens) * min(vocab, entries)

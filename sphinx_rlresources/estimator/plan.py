@@ -146,6 +146,9 @@ class Plan:
     pass_entropy: bool = True
     """Whether the actor's log-prob pass computes the entropy too (verl's ``compute_log_prob``
     does; OpenRLHF's experience pass does not)."""
+    vocab_parallel: bool = False
+    """Whether the FSDP backend's tensor parallelism (``train_tp``) shards the output head on the
+    vocabulary, so each GPU scores its share of it (NeMo-RL's DTensor plans); Megatron's always does."""
     logits_fp32: bool = False
     """Whether the actor casts its logits to fp32 before scoring them (OpenRLHF's actor does)."""
     entropy_checkpointing: bool = False

@@ -62,6 +62,11 @@ VOCABULARY = Vocabulary(
     # in bf16 (nemo_rl/models/policy/dtensor_policy_worker.py: AutoConfig torch_dtype=torch.float32,
     # _parallelize_model(param_dtype=self.dtype)); Megatron keeps bf16 parameters either way.
     fsdp_param_bytes=4,
+    # Its DTensor tensor parallelism shards the output head on the vocabulary
+    # (ColwiseParallel(output_layouts=Shard(-1)), nemo_rl/models/dtensor/parallelize.py:189) and takes
+    # the log-probs from the vocabulary-parallel logits (get_logprobs_from_vocab_parallel_logits,
+    # nemo_rl/distributed/model_utils.py:1558), at NVIDIA-NeMo/RL@7ea279a.
+    vocab_parallel=True,
 )
 ALGORITHMS = ("grpo", "ppo", "distillation", "dpo", "sft", "rm")
 """The top-level block that names a recipe's algorithm (one per base config)."""

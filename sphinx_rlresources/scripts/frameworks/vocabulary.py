@@ -69,6 +69,9 @@ class Vocabulary:
     """The ``naming`` preset that matches the framework's own launch-file names."""
     fsdp_param_bytes: int = 2
     """Bytes per parameter its FSDP actor keeps (verl keeps fp32 master weights: 4)."""
+    vocab_parallel: bool = False
+    """Its FSDP backend's tensor parallelism shards the output head on the vocabulary (NeMo-RL's
+    DTensor plans): the logits and their working set split over the tensor-parallel GPUs."""
     logits_fp32: bool = False
     """Its actor casts the logits to fp32 before scoring them (OpenRLHF): an fp32 copy of them, and
     in the update its gradient too, beside the bf16 logits."""
