@@ -62,6 +62,17 @@ from sphinx_rlresources.safe.text import json_text, shown
 from sphinx_rlresources.scripts.frameworks import vocabulary_of
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
+POOLS = (
+    ("--rollout-gpus", "rollout", "GPUs of the engine alone (default: colocated, none)"),
+    ("--ref-gpus", "reference", "GPUs of the reference model alone, with --kl (default: on the trainer's)"),
+    ("--critic-gpus", "critic", "GPUs of the critic alone, for a task that trains one (default: on the trainer's)"),
+    (
+        "--reward-gpus",
+        "reward",
+        "GPUs of a reward model of the actor's shape, alone (default: none, a rule or remote reward)",
+    ),
+)
+"""The roles a run places on GPUs of their own: each one's flag, its role in a ``Run``, its help."""
 MAX_GPUS = 1 << 20
 MAX_DEVICE_GIB = 16384.0
 MAX_HOST_GIB = 1 << 24
@@ -211,14 +222,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--fp8-rollout", action="store_true", default=None, help="fp8 rollout weights")
     add("--no-free-cache-engine", dest="free_cache", action="store_false", default=None,
         help="the engine keeps its claim while training (no sleep mode)")  # fmt: skip
-    add("--rollout-gpus", metavar="N", type=_bounded("--rollout-gpus", "rollout_gpus"),
-        help="GPUs of the engine alone (default: colocated, none)")  # fmt: skip
-    add("--ref-gpus", metavar="N", type=_bounded("--ref-gpus", "rollout_gpus"),
-        help="GPUs of the reference model alone, with --kl (default: on the trainer's)")  # fmt: skip
-    add("--critic-gpus", metavar="N", type=_bounded("--critic-gpus", "rollout_gpus"),
-        help="GPUs of the critic alone, for a task that trains one (default: on the trainer's)")  # fmt: skip
-    add("--reward-gpus", metavar="N", type=_bounded("--reward-gpus", "rollout_gpus"),
-        help="GPUs of a reward model of the actor's shape, alone (default: none, a rule or remote reward)")  # fmt: skip
+    for flag, _role, what in POOLS:
+        add(flag, metavar="N", type=_bounded(flag, "rollout_gpus"), help=what)
     add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
     add("--entropy-chunking", action="store_true", default=None, help="chunked entropy in the log-prob pass")
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
@@ -284,12 +289,7 @@ def run_from_flags(args: argparse.Namespace) -> Run:
     fraction = _set(args.gpu_memory_utilization)
     if not fraction.known and words is not None and words.memory_fraction is not None:
         fraction = Found(words.memory_fraction, Origin.FRAMEWORK_DEFAULT)
-    roles: tuple[Role, ...] = ()
-    if args.rollout_gpus:
-        roles = (Role("rollout", _set(args.rollout_gpus)),)
-    for name, count in (("reference", args.ref_gpus), ("critic", args.critic_gpus), ("reward", args.reward_gpus)):
-        if count:
-            roles = (*roles, Role(name, _set(count)))
+    roles = tuple(Role(role, _set(count)) for flag, role, _what in POOLS if (count := _pool(args, flag)))
     return Run(
         framework=args.framework,
         train_backend=_set(args.train),
@@ -414,6 +414,12 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
     return _facts(plan, args)
 
 
+def _pool(args: argparse.Namespace, flag: str) -> int | None:
+    """The GPUs a pool flag (``--ref-gpus``) gave, or None."""
+    value: int | None = getattr(args, flag[2:].replace("-", "_"))
+    return value
+
+
 def _check_pools(args: argparse.Namespace, gpus: int) -> None:
     """Each role placed on GPUs of its own needs the model it places, and together they leave the actor some."""
     if args.ref_gpus and not args.kl:
@@ -421,11 +427,7 @@ def _check_pools(args: argparse.Namespace, gpus: int) -> None:
     critic = args.critic if args.critic is not None else ALGORITHMS.get(algorithm_of(args.task), False)
     if args.critic_gpus and not critic:
         raise CliError("--critic-gpus places a critic: add --critic, or give a task that trains one (PPO)")
-    pools = (
-        ("--rollout-gpus", args.rollout_gpus), ("--ref-gpus", args.ref_gpus),
-        ("--critic-gpus", args.critic_gpus), ("--reward-gpus", args.reward_gpus),
-    )  # fmt: skip
-    own = [(flag, count) for flag, count in pools if count]
+    own = [(flag, count) for flag, _role, _what in POOLS if (count := _pool(args, flag))]
     if own and not args.min_gpus and sum(count for _, count in own) >= gpus:
         said = " + ".join(f"{flag} {count}" for flag, count in own)
         raise CliError(f"{said} {'leaves' if len(own) == 1 else 'leave'} none of --gpus {gpus} for the trainer")
