@@ -114,6 +114,10 @@ def test_the_held_out_set_reads_and_shares_no_run_with_the_others() -> None:
 
 HELD_OUT_2 = checked(REPO / "benchmarks" / "heldout_runs2.csv")
 """A second held-out set, written and committed before the estimator was run on it."""
+HELD_OUT_3 = checked(REPO / "benchmarks" / "heldout_runs3.csv")
+"""A third held-out set, written and committed before the estimator was run on it."""
+LATER_SETS = (("heldout_runs2.csv", HELD_OUT_2, 25), ("heldout_runs3.csv", HELD_OUT_3, 20))
+"""The held-out sets gathered once the ones before them had been used: (file, rows, fewest rows)."""
 
 
 def threads(points: list[object]) -> set[str]:
@@ -129,56 +133,29 @@ def threads(points: list[object]) -> set[str]:
     return found
 
 
-def test_the_second_held_out_set_reads_and_shares_no_run_or_thread_with_the_others() -> None:
-    """benchmarks/heldout_runs2.csv: read by the same code, cited row by row, apart from every other set."""
-    held = [c.point for c in HELD_OUT_2]
-    assert len(held) >= 25
+@pytest.mark.parametrize("index", range(len(LATER_SETS)), ids=[name for name, _, _ in LATER_SETS])
+def test_a_later_held_out_set_reads_and_shares_no_run_or_thread_with_the_others(index: int) -> None:
+    """Each later held-out set: read by the same code, cited row by row, apart from every set before it."""
+    _name, rows, least = LATER_SETS[index]
+    held = [c.point for c in rows]
+    assert len(held) >= least
     assert sum(p.outcome == "oom" for p in held) >= 10
     assert len({p.id for p in held}) == len(held)
     for found in held:
         assert all(found.values[c] for c in CITATION), found.id
-    others = [c.point for c in CHECKED + MEASURED_GPU] + load(REPO / "benchmarks" / "heldout_runs.csv")
+    earlier = [c.point for _, before, _ in LATER_SETS[:index] for c in before]
+    others = [c.point for c in CHECKED + MEASURED_GPU] + load(REPO / "benchmarks" / "heldout_runs.csv") + earlier
     assert not {p.id for p in held} & {p.id for p in others}
     assert not {p.values["source"] for p in held} & {p.values["source"] for p in others}
     assert not threads(held) & threads(others)
 
 
-@pytest.mark.parametrize("found", HELD_OUT_2, ids=lambda c: c.point.id)
-def test_the_second_held_out_set_keeps_the_two_promises(found: object) -> None:
+@pytest.mark.parametrize("found", HELD_OUT_2 + HELD_OUT_3, ids=lambda c: c.point.id)
+def test_the_later_held_out_sets_keep_the_two_promises(found: object) -> None:
     """No floor above a published peak, and no run that ran called ``does-not-fit``: the two
-    promises, on runs the estimator was not tuned to (its other verdicts are only reported)."""
-    from estimator_validation import Checked
-
-    assert isinstance(found, Checked)
-    if found.point.measured_gib is not None:
-        assert found.floor_gib <= found.point.measured_gib
-    if found.point.outcome == "ran":
-        assert found.result.verdict != "does-not-fit", found.result.problems
-
-
-HELD_OUT_3 = checked(REPO / "benchmarks" / "heldout_runs3.csv")
-"""A third held-out set, written and committed before the estimator was run on it."""
-
-
-def test_the_third_held_out_set_reads_and_shares_no_run_or_thread_with_the_others() -> None:
-    """benchmarks/heldout_runs3.csv: read by the same code, cited row by row, apart from every other set."""
-    held = [c.point for c in HELD_OUT_3]
-    assert len(held) >= 20
-    assert sum(p.outcome == "oom" for p in held) >= 10
-    assert len({p.id for p in held}) == len(held)
-    for found in held:
-        assert all(found.values[c] for c in CITATION), found.id
-    others = [c.point for c in CHECKED + MEASURED_GPU + HELD_OUT_2] + load(REPO / "benchmarks" / "heldout_runs.csv")
-    assert not {p.id for p in held} & {p.id for p in others}
-    assert not {p.values["source"] for p in held} & {p.values["source"] for p in others}
-    assert not threads(held) & threads(others)
-
-
-@pytest.mark.parametrize("found", HELD_OUT_3, ids=lambda c: c.point.id)
-def test_the_third_held_out_set_keeps_the_two_promises(found: object) -> None:
-    """Both promises on the third set: no floor above a published peak, no run that ran impossible.
-    (nemorl-pr875-deepscaler-1.5b-24k-1n8g's "~80%" was first written 63.7 GiB, rounded, where its note
-    says it is 80% of the device, 63.72: the floor, the engine's 0.8 claim, sat 0.02 above it.)"""
+    promises, on runs the estimator was not tuned to (their other verdicts are only reported).
+    (The third set's nemorl-pr875-deepscaler-1.5b-24k-1n8g "~80%" was first written 63.7 GiB, rounded,
+    where its note says it is 80% of the device, 63.72: the floor, the engine's 0.8 claim, sat 0.02 above it.)"""
     from estimator_validation import Checked
 
     assert isinstance(found, Checked)
