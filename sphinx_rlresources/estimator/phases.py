@@ -158,8 +158,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         if not offloaded:
             found.resident.append(Term("resident", name, per_gpu))
             return []
-        found.host.append(Term("host", f"{name}, offloaded", per_gpu * per_node))
-        return [Term("train", f"{name} <- host", per_gpu)] if plan.offload_mode == "phase" else []
+        return _offloaded(found, plan, name, per_gpu, per_node)
 
     params_back = place(states.actor_name, states.actor_params, plan.param_offload)
     if plan.param_offload and plan.compute_copy:  # prime-rl's full_offload: bf16 weights stay to compute with
@@ -256,19 +255,22 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
     sharded, weights = _frozen(arch, plan, plan.ref_gpus)
     name = f"reference model (bf16, {_shard(sharded)} over its {plan.ref_gpus} GPUs)"
     offloaded = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
-    terms: list[Term] = []
-    if offloaded:
-        found.host.append(Term("host", f"{name}, offloaded", weights * min(plan.ref_gpus, plan.gpus_per_node)))
-        if plan.offload_mode == "phase":
-            terms.append(Term("train", f"{name} <- host", weights))
-    else:
-        terms.append(Term("train", name, weights))
+    per_node = min(plan.ref_gpus, plan.gpus_per_node)
+    terms = _offloaded(found, plan, name, weights, per_node) if offloaded else [Term("train", name, weights)]
     count = tokens(
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
         plan.ref_gpus,
     )  # fmt: skip
     terms += [*_gathered(arch, plan), *_forward(arch, plan, count, expected, entropy=False)]
     return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
+
+
+def _offloaded(found: Estimate, plan: Plan, name: str, per_gpu: float, per_node: int) -> list[Term]:
+    """A state offloaded to host memory (each node holds its GPUs' shares), and what comes back to the
+    GPU for its own moments: the state itself with offload by phase, nothing when the GPU computes
+    from host memory (``compute``) or only the optimizer's step brings it back (``step``)."""
+    found.host.append(Term("host", f"{name}, offloaded", per_gpu * per_node))
+    return [Term("train", f"{name} <- host", per_gpu)] if plan.offload_mode == "phase" else []
 
 
 def _frozen(arch: Architecture, plan: Plan, gpus: int) -> tuple[bool, float]:
@@ -300,10 +302,8 @@ def _own_critic(arch: Architecture, plan: Plan, expected: bool, found: Estimate)
         ("critic optimizer states", states.critic_optimizer, plan.optimizer_offload),
     )
     for name, per_gpu, offloaded in owned:
-        if offloaded:
-            found.host.append(Term("host", f"{name} (its own GPUs), offloaded", per_gpu * per_node))
-        if not offloaded or plan.offload_mode != "compute":
-            terms.append(Term("train", f"{name} (sharded over its {plan.critic_gpus} GPUs)", per_gpu))
+        name = f"{name} (sharded over its {plan.critic_gpus} GPUs)"
+        terms += _offloaded(found, plan, name, per_gpu, per_node) if offloaded else [Term("train", name, per_gpu)]
     terms.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
     count = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size, plan.critic_gpus)
     terms += [*_gathered(arch, plan), *_activations(arch, plan, count, expected)]
