@@ -229,7 +229,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         vocab_parallel=words is not None and words.vocab_parallel,
         pass_entropy=words is None or words.pass_entropy,
         logit_chunk=words.logit_chunk if words is not None else None,
-        activation_offload=words is not None and words.activation_offload and backend == "fsdp",
+        activation_offload=_offloads_activations(words, backend),
         compute_copy=run.compute_copy.value is True,
         engine=engine,
         budget_of="free" if engine == "sglang" else "device",
@@ -260,9 +260,14 @@ def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[s
         found.append("param_bytes")
     if words is not None and words.logit_chunk is not None:
         found.append("logit_chunk")
-    if words is not None and words.activation_offload and backend == "fsdp":
+    if _offloads_activations(words, backend):
         found.append("activation_offload")
     return found
+
+
+def _offloads_activations(words: Vocabulary | None, backend: str) -> bool:
+    """Whether the framework keeps its FSDP trainer's recomputation inputs in host memory (prime-rl's)."""
+    return words is not None and words.activation_offload and backend == "fsdp"
 
 
 PLAIN_PARAM_BYTES = 2
