@@ -296,6 +296,25 @@ def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFi
     assert status == 0 and floor["floor"]["peak_gib"] <= data["floor"]["peak_gib"]
 
 
+def test_framework_nemo_rl_gives_its_base_configs_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    # NVIDIA-NeMo/RL@7ea279a examples/configs/grpo_math_1B.yaml: dtensor_cfg.cpu_offload False,
+    # vllm_cfg.gpu_memory_utilization 0.6, generation colocated (moved off the GPU to generate)
+    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", "nemo-rl")
+    status, data = as_json(capsys, *argv)
+    assert status == 0
+    said = {name: entry["value"] for name, entry in data["assumptions"].items() if entry["framework_default"]}
+    assert said == {
+        "param_offload": True,
+        "optimizer_offload": True,
+        "offload_mode": "phase",
+        "memory_fraction": 0.6,
+        "param_bytes": 4,
+    }
+    assert data["expected"]["resident"] == []  # nothing of the trainer's stays through generation
+    generation = next(m for m in data["expected"]["moments"] if m["name"] == "generation")
+    assert [t["phase"] for t in generation["terms"]] == ["engine", "runtime"]
+
+
 def test_the_output_says_when_the_expected_peak_takes_the_maximum_lengths(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100")
     status, out, _err = cli(capsys, *argv)

@@ -29,7 +29,7 @@ from sphinx_rlresources.estimator.architectures import (
 from sphinx_rlresources.estimator.devices import DEVICES, device_memory
 from sphinx_rlresources.estimator.fromscript import READ, Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, OFFLOAD_MODES, Plan, Result, estimate, minimum_gpus
-from sphinx_rlresources.scripts.run import Found, Origin, Run
+from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -458,7 +458,10 @@ def test_the_column_tells_a_small_model_from_a_large_one_behind_the_same_claim()
         estimate(*verl_plan(name, "H100", gpus=gpus, task="GRPO-LoRA", memory_fraction=0.6))
         for name, gpus in (("Qwen2.5-0.5B", 1), ("Qwen2.5-32B", 4))
     )
-    assert round(small.expected_gib) == round(large.expected_gib) == round(0.6 * DEVICES["H100"])
+    from sphinx_rlresources.estimator.phases import CUDA_CONTEXT
+
+    claim = 0.6 * DEVICES["H100"] + CUDA_CONTEXT / 2**30  # the claim and the trainer's context beside it
+    assert small.expected_gib == pytest.approx(claim) and large.expected_gib == pytest.approx(claim)
     assert large.trainer_gib > 4 * small.trainer_gib
     texts = [estimate_text(found) for found in (small, large)]
     assert texts[0] != texts[1] and all("engine 48)" in t for t in texts), texts
@@ -508,12 +511,57 @@ def test_nemo_rls_colocated_policy_trains_with_its_states_and_generates_without_
     found = estimate(BUNDLED["qwen2.5-7b"], plan).expected
     moments = {m.name: m for m in found.moments}
     assert found.resident_bytes == 0  # nothing stays through generation
-    assert [t.phase for t in moments["generation"].terms] == ["engine"]
+    assert [t.phase for t in moments["generation"].terms] == ["engine", "runtime"]  # and the trainer's context
     update = {t.name for t in moments["the actor's update"].terms}
     assert any("parameters" in n and "<- host" in n for n in update)
     assert any("optimizer" in n and "<- host" in n for n in update)
     log_prob = {t.name for t in moments["the actor's log-prob pass"].terms}
     assert not any("optimizer" in n for n in log_prob)  # the optimizer waits on the CPU for the update
+
+
+def test_nemo_rls_colocated_flow_is_its_vocabularys_whatever_gives_the_settings() -> None:
+    """A NeMo-RL run given as settings (``estimate --framework nemo-rl``, a validation row) with
+    cpu_offload off generates without its states, as a recipe its adapter reads does; GPUs of
+    the engine's own leave the states where they are, and verl keeps them beside its engine."""
+    row = Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "megatron", "vllm")
+    off = {"param_offload": Found(False, Origin.SET), "optimizer_offload": Found(False, Origin.SET)}
+    colocated = plan_for_row(row, Run(framework="nemo-rl", **off), "H100", DEVICES["H100"])
+    assert (colocated.param_offload, colocated.optimizer_offload, colocated.offload_mode) == (True, True, "phase")
+    assert {"param_offload", "offload_mode"} <= set(colocated.framework_defaults)
+    engine = Role("rollout", gpus=Found(4, Origin.SET))
+    apart = Run(framework="nemo-rl", colocated=Found(False, Origin.SET), roles=(engine,), **off)
+    assert plan_for_row(row, apart, "H100", DEVICES["H100"]).param_offload is False
+    assert plan_for_row(row, Run(framework="verl", **off), "H100", DEVICES["H100"]).param_offload is False
+    silent = plan_for_row(row, Run(framework="nemo-rl"), "H100", DEVICES["H100"])
+    assert (silent.memory_fraction, silent.offload_mode) == (0.6, "phase")  # grpo_math_1B.yaml's vLLM share
+
+
+def test_nemo_rls_megatron_reduces_gradients_in_bf16() -> None:
+    """grad_reduce_in_fp32 is false in NeMo-RL's Megatron config, true in verl's (megatron_utils.py)."""
+    row = Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "megatron", "vllm")
+    arch = BUNDLED["qwen2.5-7b"]
+
+    def gradients(framework: str) -> float:
+        plan = plan_for_row(row, Run(framework=framework), "H100", DEVICES["H100"])
+        update = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's update")
+        return sum(t.bytes for t in update.terms if t.name.startswith("gradients"))
+
+    assert gradients("nemo-rl") == pytest.approx(gradients("verl") / 2)
+
+
+def test_a_routed_layer_keeps_its_experts_copies_instead_of_a_dense_mlp() -> None:
+    """Without recomputation a MoE layer keeps Korthikanti's attention share and its top-k copies:
+    no dense MLP runs there, so its 19 bytes per token and hidden unit are not counted."""
+    from sphinx_rlresources.estimator.phases import ACTIVATION_BYTES, DENSE_MLP_BYTES
+
+    arch = bundled("Qwen3-30B-A3B")
+    assert arch is not None and arch.experts and not arch.dense_layers
+    plan = Plan(task="GRPO", gpus=8, device="H100", device_gib=DEVICES["H100"], gradient_checkpointing=False)
+    update = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's update")
+    kept = next(t.bytes for t in update.terms if t.name == "activations (no recomputation)")
+    tokens = plan.prompt_length + plan.response_length
+    assert kept == pytest.approx((ACTIVATION_BYTES - DENSE_MLP_BYTES) * arch.hidden * tokens * arch.layers)
+    assert any(t.name.startswith("activations: tokens routed") for t in update.terms)
 
 
 def test_host_memory_is_in_the_verdict() -> None:
@@ -785,7 +833,7 @@ def test_a_plan_names_each_setting_as_a_run_does() -> None:
 
 def test_the_expected_peak_counts_the_cuda_context_and_the_allocators_reserve() -> None:
     """What no tensor holds (issue 37): in every trainer moment of the expected peak, none in the floor."""
-    from sphinx_rlresources.estimator.phases import ALLOCATOR_RESERVE, CUDA_CONTEXT
+    from sphinx_rlresources.estimator.phases import ALLOCATOR_RESERVE, CUDA_CONTEXT, TRAINER_CONTEXT_TERM
 
     plan = Plan(task="PPO", gpus=8, device="H100", device_gib=DEVICES["H100"], micro_batch_per_gpu=4, use_kl=True)
     found = estimate(BUNDLED["qwen2.5-7b"], plan)
@@ -795,6 +843,8 @@ def test_the_expected_peak_counts_the_cuda_context_and_the_allocators_reserve() 
             per_token = sum(t.bytes for t in moment.terms if t.name.startswith(("activations", "logits")))
             assert [t.bytes for t in runtime] == [CUDA_CONTEXT + ALLOCATOR_RESERVE * per_token]
             assert moment.runtime_bytes == runtime[0].bytes
+        elif moment.name == "generation":  # the trainer's process keeps its context beside the engine
+            assert [(t.name, t.bytes) for t in runtime] == [(TRAINER_CONTEXT_TERM, CUDA_CONTEXT)]
         else:
             assert runtime == []
     assert not any(t.phase == "runtime" for m in found.floor.moments for t in m.terms)

@@ -29,10 +29,11 @@ BASE = {
     "log_prob_micro_batch_per_gpu": 2,
     "dynamic_batch": False,
     "rollout_n": 8,
-    # colocated, without CPU offload: NeMo-RL's policy moves both to the CPU before generating
-    "param_offload": True,
-    "optimizer_offload": True,
-    "offload_mode": "phase",
+    # cpu_offload as the recipe says it; the estimator adds the order of colocated generation
+    # (Vocabulary.generation_offload)
+    "param_offload": False,
+    "optimizer_offload": False,
+    "offload_mode": None,
     "gradient_checkpointing": False,
     "engine": "vllm",
     "rollout_tp": 1,

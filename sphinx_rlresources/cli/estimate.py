@@ -76,13 +76,15 @@ POOLS = (
 MAX_GPUS = 1 << 20
 MAX_DEVICE_GIB = 16384.0
 MAX_HOST_GIB = 1 << 24
-FRAMEWORKS = ("verl", "trl", "prime-rl", "openrlhf")
+FRAMEWORKS = ("verl", "trl", "prime-rl", "openrlhf", "nemo-rl")
 """Frameworks whose defaults the flags can stand for, each from its adapter's vocabulary
 (``--framework verl``: fp32 FSDP parameters, no offload, offload by phase when asked, a 0.5
 engine budget; ``--framework trl``: no offload and no engine, transformers' ``generate``
 inside the trainer, as ``use_vllm`` defaults to false; ``--framework prime-rl``: fp32 parameters, the
 optimizer states in host memory, a 0.9 engine budget; ``--framework openrlhf``: bf16 parameters
-that never leave the GPU, no Adam offload, ZeRO-2, no recomputation, a 0.95 engine budget)."""
+that never leave the GPU, no Adam offload, ZeRO-2, no recomputation, a 0.95 engine budget;
+``--framework nemo-rl``: fp32 DTensor parameters, bf16 Megatron gradients, the states off the
+GPU while a colocated engine generates, a 0.6 engine budget)."""
 
 
 def _whole(flag: str, low: int, high: int) -> Callable[[str], int]:

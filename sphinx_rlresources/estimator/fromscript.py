@@ -217,6 +217,8 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     defaulted += _defaulted_facts(run, words, backend)
     engine = (run.engine.value or row.infer or "vllm").lower()
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
+    if engine != NO_ENGINE and not rollout_gpus:
+        defaulted += _generation_offload(values, words, assumed)
     return Plan(
         task=row.task,
         gpus=row.gpus,
@@ -225,6 +227,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         lora_rank=int(lora),
         train_backend=backend,
         param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
+        megatron_grad_bytes=words.megatron_grad_bytes if words is not None else Plan.megatron_grad_bytes,
         logits_fp32=words is not None and words.logits_fp32,
         vocab_parallel=words is not None and words.vocab_parallel,
         pass_entropy=words is None or words.pass_entropy,
@@ -263,6 +266,18 @@ def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[s
     if _offloads_activations(words, backend):
         found.append("activation_offload")
     return found
+
+
+def _generation_offload(values: dict[str, Any], words: Vocabulary | None, assumed: list[str]) -> list[str]:
+    """A colocated run of a framework that moves its states off the GPU to generate
+    (:attr:`Vocabulary.generation_offload`) offloads both by phase when no switch offloads them:
+    the settings it decided (no longer assumed), for the output to name."""
+    if words is None or not words.generation_offload or values["param_offload"] or values["optimizer_offload"]:
+        return []
+    decided = {"param_offload": True, "optimizer_offload": True, "offload_mode": "phase"}
+    values.update(decided)
+    assumed[:] = [name for name in assumed if name not in decided]
+    return list(decided)
 
 
 def _offloads_activations(words: Vocabulary | None, backend: str) -> bool:

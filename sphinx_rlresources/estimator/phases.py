@@ -62,6 +62,9 @@ to (the bf16 logits themselves are dropped once replaced; no autograd node keeps
 LOGIT_CHUNK_TOKENS = 2048
 """Tokens per chunk when the entropy is chunked or the kernel is fused (verl's chunk size)."""
 ACTIVATION_BYTES = 34
+DENSE_MLP_BYTES = 19
+"""Of :data:`ACTIVATION_BYTES`, the MLP block's (Korthikanti et al., section 4.1: 19 of the 34
+bytes per token and hidden unit; attention and the layer norms keep the other 15)."""
 RECOMPUTED_BYTES = 2
 FLOOR_TOKENS_PER_SEQUENCE = 2
 """The fewest tokens a sequence can have: one prompt token and one response token."""
@@ -232,7 +235,9 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     sleeping = plan.colocated and plan.free_cache_engine
     kept = [] if sleeping or not plan.colocated else [engine_term]
     found.moments.extend(Moment("train", name, (*terms, *kept)) for name, terms in later)
-    found.moments.append(Moment("rollout", "generation", (engine_term,), with_resident=plan.colocated))
+    # colocated, the trainer's process keeps its CUDA context beside the engine's claim while it generates
+    beside = (Term("runtime", TRAINER_CONTEXT_TERM, CUDA_CONTEXT),) if plan.colocated and expected else ()
+    found.moments.append(Moment("rollout", "generation", (engine_term, *beside), with_resident=plan.colocated))
     if plan.colocated:  # the actor's parameters come back to be copied into the woken engine
         back = [Term("rollout", t.name, t.bytes) for t in params_back]
         sync = (*back, Term("engine", f"rollout weights (TP={tp})", weights))
@@ -342,6 +347,7 @@ def _runtime(terms: list[Term]) -> Term:
 
 
 RUNTIME_TERM = "CUDA context and the caching allocator's reserve"
+TRAINER_CONTEXT_TERM = "the trainer's CUDA context, beside the engine"
 OFFLOADED_INPUTS = "activations: layer inputs kept for recomputation"
 COMPUTE_COPY_TERM = "actor compute weights (bf16, sharded), kept on the GPU while the masters are offloaded"
 
@@ -363,13 +369,14 @@ class _States:
             model_split = max(plan.train_tp * plan.train_pp, 1)
             split_params = (params - experts) / model_split + experts / (model_split * max(plan.train_ep, 1))
             self.actor_params = p * split_params  # bf16, sharded by model parallelism only
-            self.gradients = 4 * (split_params if not lora else trainable / model_split)  # fp32 main gradients
+            g = plan.megatron_grad_bytes
+            self.gradients = g * (split_params if not lora else trainable / model_split)  # the DDP gradient buffer
             self.optimizer = 12 * trainable / trainer  # distributed optimizer: over every GPU
             self.ref = 2 * split_params
-            self.gradient_name = "gradients (fp32, model-parallel shard)"
+            self.gradient_name = f"gradients ({_dtype(g)}, model-parallel shard)"
             self.optimizer_name = "optimizer states (fp32 master, Adam m and v; distributed)"
             self.critic_params = p * split_params
-            self.critic_gradients = 4 * split_params
+            self.critic_gradients = g * split_params
             self.critic_optimizer = 12 * params / trainer
         else:
             # ZeRO's stages: 1 shards the optimizer states, 2 the gradients too, 3 the parameters too
@@ -445,9 +452,12 @@ def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) 
             Term("train", "activations: the layer being recomputed", whole * width),
             *_routed(arch, plan, count, expected, 1),
         ]
+    routed_layers = arch.layers - arch.dense_layers if arch.experts else 0
+    # a routed layer has no dense MLP: its experts' copies (_routed) stand for Korthikanti's MLP share
+    mlp = DENSE_MLP_BYTES * width * routed_layers if expected else 0.0
     return [
-        Term("train", "activations (no recomputation)", whole * width * arch.layers),
-        *_routed(arch, plan, count, expected, arch.layers - arch.dense_layers),
+        Term("train", "activations (no recomputation)", whole * width * arch.layers - mlp),
+        *_routed(arch, plan, count, expected, routed_layers),
     ]
 
 
@@ -458,14 +468,16 @@ def _routed(arch: Architecture, plan: Plan, count: Tokens, expected: bool, layer
     gather each expert's tokens (``hidden_states[None, top_x]``), run the expert's gated MLP
     and scale its output by the routing weight: per routed copy the gathered input and the
     scaled output (``2·d``) and the gate, up, activation and product (``4·f_e``) are kept
-    for the backward pass, in bf16.  Korthikanti et al.'s 34 bytes count one dense MLP per
-    token; these are the top-k copies beside it.  The floor counts none: a step can route
-    its few tokens anywhere.
+    for the backward pass, in bf16; a shared expert (DeepSeek's) sees every token, one copy
+    more.  A routed layer has no dense MLP, so with every layer's activations kept these
+    copies replace Korthikanti et al.'s MLP share (:data:`DENSE_MLP_BYTES`); the layer being
+    recomputed keeps the whole 34, the largest layer's.  The floor counts none: a step can
+    route its few tokens anywhere.
     """
     if not expected or not arch.experts or arch.size_only or layers < 1:
         return []
     copy = 2 * (MOE_COPY_HIDDEN * arch.hidden + MOE_COPY_INTERMEDIATE * arch.moe_intermediate)
-    per_token = arch.experts_per_token * copy / _split(plan)
+    per_token = (arch.experts_per_token + arch.shared_experts) * copy / _split(plan)
     name = f"activations: tokens routed to their top-{arch.experts_per_token} experts"
     return [Term("train", name, per_token * count.all * layers)]
 

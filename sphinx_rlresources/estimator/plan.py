@@ -84,6 +84,10 @@ class Plan:
     """Bytes per parameter of the trained model as the trainer keeps it: 4 for verl's FSDP
     actor and critic (fp32 parameters, bf16 compute), 2 for bf16 parameters (Megatron with
     fp32 gradients and a distributed optimizer)."""
+    megatron_grad_bytes: int = 4
+    """Bytes per gradient in Megatron's data-parallel buffer: 4 where the framework reduces in fp32
+    (verl: ``"grad_reduce_in_fp32": True``, ``verl/utils/megatron_utils.py``), 2 where it reduces
+    in bf16 (NeMo-RL's ``grad_reduce_in_fp32: false``)."""
     zero_stage: int = 3
     """How the ``fsdp`` backend shards the trainer's states (DeepSpeed's ZeRO stages): 3 shards
     parameters, gradients and optimizer states over the trainer's GPUs (FSDP, ZeRO-3); 2 keeps

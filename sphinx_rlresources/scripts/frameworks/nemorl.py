@@ -62,11 +62,24 @@ VOCABULARY = Vocabulary(
     # in bf16 (nemo_rl/models/policy/dtensor_policy_worker.py: AutoConfig torch_dtype=torch.float32,
     # _parallelize_model(param_dtype=self.dtype)); Megatron keeps bf16 parameters either way.
     fsdp_param_bytes=4,
+    # Its Megatron DDP reduces gradients in bf16: distributed_data_parallel_config.grad_reduce_in_fp32
+    # is false in examples/configs/grpo_math_1B.yaml (and grpo_math_1B_megatron.yaml in July 2025).
+    megatron_grad_bytes=2,
     # Its DTensor tensor parallelism shards the output head on the vocabulary
     # (ColwiseParallel(output_layouts=Shard(-1)), nemo_rl/models/dtensor/parallelize.py:189) and takes
     # the log-probs from the vocabulary-parallel logits (get_logprobs_from_vocab_parallel_logits,
     # nemo_rl/distributed/model_utils.py:1558), at NVIDIA-NeMo/RL@7ea279a.
     vocab_parallel=True,
+    # Colocated generation moves the model and the optimizer to the CPU whatever cpu_offload says,
+    # and brings them back for their own phase (nemo_rl/models/policy/workers: prepare_for_training,
+    # offload_before_refit, offload_after_refit; grpo.py refit_policy_generation).
+    generation_offload=True,
+    # What a recipe that says nothing of them gets: examples/configs/grpo_math_1B.yaml at 7ea279a
+    # (dtensor_cfg.cpu_offload and megatron_cfg.optimizer.optimizer_cpu_offload false,
+    # vllm_cfg.gpu_memory_utilization 0.6).  Its activation_checkpointing false is the 1B recipe's;
+    # the long-context recipes turn it on, so a run that does not say keeps the assumed value.
+    memory_fraction=0.6,
+    defaults={"param_offload": False, "optimizer_offload": False},
 )
 ALGORITHMS = ("grpo", "ppo", "distillation", "dpo", "sft", "rm")
 """The top-level block that names a recipe's algorithm (one per base config)."""
@@ -265,21 +278,6 @@ def _load(files: Files | None, target: str | None) -> YamlDocument | None:
     return document if isinstance(document.value, dict) else None
 
 
-def _refit_offload(colocated: Found[bool], kept: Found[bool]) -> tuple[Found[bool], Found[bool], Found[str]]:
-    """Colocated generation without CPU offload: NeMo-RL's own offload order, as verl's ``phase``.
-
-    Its policy workers (``nemo_rl/models/policy/workers``) keep the parameters and the
-    optimizer on the GPU to train (``prepare_for_training``), move the optimizer to the CPU
-    for the log-prob passes and the weight sync (``prepare_for_lp_inference``,
-    ``offload_before_refit``) and the parameters too before generation
-    (``offload_after_refit``): the states come back for their own phase, and the engine
-    generates beside none of them.
-    """
-    why = "colocated generation: NeMo-RL moves the model and optimizer to the CPU before generating"
-    parts: list[Found[object]] = [colocated, kept]
-    return derived(True, parts, why), derived(True, parts, why), derived("phase", parts, why)
-
-
 class _Absent:
     pass
 
@@ -363,8 +361,6 @@ class _Reader:
                 else UNKNOWN
             ),
         )
-        if colocated.value is True and optimizer_offload.value is False and not offload.value:
-            param_offload, optimizer_offload, offload_mode = _refit_offload(colocated, optimizer_offload)
         run = Run(
             path=self.path,
             framework=NAME,

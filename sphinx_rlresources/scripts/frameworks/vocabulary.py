@@ -69,6 +69,8 @@ class Vocabulary:
     """The ``naming`` preset that matches the framework's own launch-file names."""
     fsdp_param_bytes: int = 2
     """Bytes per parameter its FSDP actor keeps (verl keeps fp32 master weights: 4)."""
+    megatron_grad_bytes: int = 4
+    """Bytes per gradient its Megatron backend keeps (fp32 unless it reduces gradients in bf16)."""
     vocab_parallel: bool = False
     """Its FSDP backend's tensor parallelism shards the output head on the vocabulary (NeMo-RL's
     DTensor plans): the logits and their working set split over the tensor-parallel GPUs."""
@@ -86,6 +88,10 @@ class Vocabulary:
     of its own (prime-rl's fused LM head); None: verl's chunk."""
     activation_offload: bool = False
     """Whether its trainer offloads the checkpointed layer inputs to host memory by default."""
+    generation_offload: bool = False
+    """Whether colocated generation moves the trainer's parameters and optimizer states to host
+    memory whatever its offload switches say, and brings each back for its own phase (NeMo-RL's
+    weight sync): the ``phase`` offload of both, unless a switch offloads them already."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Settings (``Run`` fields) its own config gives a run whose script or flags say nothing of
     them (verl's FSDP offload: off).  The estimator takes them for the expected peak only; the
