@@ -552,7 +552,7 @@ def test_nemo_rls_megatron_reduces_gradients_in_bf16() -> None:
 def test_a_routed_layer_keeps_its_experts_copies_instead_of_a_dense_mlp() -> None:
     """Without recomputation a MoE layer keeps Korthikanti's attention share and its top-k copies:
     no dense MLP runs there, so its 19 bytes per token and hidden unit are not counted."""
-    from sphinx_rlresources.estimator.phases import ACTIVATION_BYTES, DENSE_MLP_BYTES
+    from sphinx_rlresources.estimator.pertoken import ACTIVATION_BYTES, DENSE_MLP_BYTES
 
     arch = bundled("Qwen3-30B-A3B")
     assert arch is not None and arch.experts and not arch.dense_layers
@@ -562,6 +562,52 @@ def test_a_routed_layer_keeps_its_experts_copies_instead_of_a_dense_mlp() -> Non
     tokens = plan.prompt_length + plan.response_length
     assert kept == pytest.approx((ACTIVATION_BYTES - DENSE_MLP_BYTES) * arch.hidden * tokens * arch.layers)
     assert any(t.name.startswith("activations: tokens routed") for t in update.terms)
+
+
+def test_an_update_over_a_padded_batch_takes_the_entropys_gradient_eagerly() -> None:
+    """verl compiles its entropy only with padding removed (dp_actor.py:75-78, :240 at 49b08e9): a padded
+    update holds the eager working set, 22 bytes per response token and vocabulary entry."""
+    from sphinx_rlresources.estimator.pertoken import EAGER_ENTROPY_UPDATE_BYTES, LOGIT_BYTES
+
+    arch = BUNDLED["qwen2.5-0.5b"]
+    base = Plan(
+        task="GRPO", gpus=1, device="H200", device_gib=DEVICES["H200"], update_entropy=True, micro_batch_per_gpu=4
+    )
+
+    def update_logits(plan: Plan) -> float:
+        moments = estimate(arch, plan).expected.moments
+        return sum(
+            t.bytes
+            for m in moments
+            if m.name.startswith("the actor's update")
+            for t in m.terms
+            if t.name.startswith("logits")
+        )
+
+    padded, packed = update_logits(replace(base, remove_padding=False)), update_logits(base)
+    responses, every = 4 * base.response_length * arch.vocab, 4 * sum(base.lengths) * arch.vocab
+    assert padded == pytest.approx(2 * every + (EAGER_ENTROPY_UPDATE_BYTES - 2) * responses)
+    assert packed == pytest.approx(LOGIT_BYTES * every)  # compiled: verl's guide's 7
+    assert update_logits(replace(base, remove_padding=False, entropy_checkpointing=True)) < padded
+
+
+def test_one_micro_batch_per_step_makes_its_gradients_after_the_logits_are_gone() -> None:
+    """zero_grad() frees the gradients before each mini-batch: with one micro-batch per GPU the logits'
+    backward runs before any gradient exists; a second micro-batch's runs beside them."""
+    arch = BUNDLED["qwen2.5-7b"]
+    one = Plan(task="GRPO", gpus=1, device="H200", device_gib=DEVICES["H200"], micro_batch_per_gpu=8,
+               mini_batch_size=8, param_offload=False, optimizer_offload=False)  # fmt: skip
+    names = {m.name: {t.name.split(" (")[0] for t in m.terms} for m in estimate(arch, one).expected.moments}
+    logits_first = names["the actor's update: the backward through the logits"]
+    layers = names["the actor's update: the backward through the layers"]
+    assert not any(n.startswith("gradients") for n in logits_first) and any(
+        n.startswith("logits") for n in logits_first
+    )
+    assert any(n.startswith("gradients") for n in layers) and not any(n.startswith("logits") for n in layers)
+    two = {m.name for m in estimate(arch, replace(one, mini_batch_size=16)).expected.moments}
+    assert "the actor's update" in two  # the second micro-batch adds to gradients already made
+    unknown = {m.name for m in estimate(arch, replace(one, mini_batch_size=None)).expected.moments}
+    assert "the actor's update" in unknown
 
 
 def test_host_memory_is_in_the_verdict() -> None:

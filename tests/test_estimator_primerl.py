@@ -19,7 +19,8 @@ from conftest import REPO
 from sphinx_rlresources.estimator.architectures import Architecture, bundled
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import estimate
-from sphinx_rlresources.estimator.phases import COMPUTE_COPY_TERM, OFFLOADED_INPUTS, RECOMPUTED_BYTES
+from sphinx_rlresources.estimator.pertoken import OFFLOADED_INPUTS, RECOMPUTED_BYTES
+from sphinx_rlresources.estimator.phases import COMPUTE_COPY_TERM
 from sphinx_rlresources.estimator.plan import GIB, Estimate, Moment, Plan
 from sphinx_rlresources.scripts.run import Found, Origin, Run
 

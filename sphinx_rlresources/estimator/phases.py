@@ -20,16 +20,7 @@ Offload, as the framework does it (``plan.offload_mode``):
 * ``compute`` (FSDP2's ``offload_policy``, DeepSpeed ZeRO-Offload, ``--adam_offload``):
   they stay in host memory while the GPU computes; the GPU holds the layer in use.
 
-Tokens: with padding removed a micro-batch holds only its real tokens (and the floor
-counts the fewest, one prompt and one response token per sequence); dynamic batching
-caps it at the token budget.  Activations follow Korthikanti et al. (arXiv:2205.05198):
-34 bytes per token, hidden unit and layer with FlashAttention, of which only each layer's
-input (2 bytes) is kept under full recomputation, plus the layer being recomputed.  The
-log-prob and entropy pass over a vocabulary-wide tensor holds about 7 bytes per token and
-vocabulary entry (4 for the fp32 logits, 2 for softmax and logsumexp under autocast, 1
-for the softmax output: verl's performance-tuning guide, "Memory optimization for entropy
-calculation from logits"); entropy recomputation in the update keeps the fp32 logits
-only, chunking (``entropy_from_logits_with_chunking``) and fused kernels hold a chunk.
+Tokens, activations and logits: :mod:`~sphinx_rlresources.estimator.pertoken`.
 
 The engine claims ``gpu_memory_utilization`` of the whole device (vLLM 0.7 and later, as
 verl's guide says) or ``mem_fraction_static`` of what is free when it starts (SGLang),
@@ -40,34 +31,18 @@ for training, otherwise it keeps it.  It must hold its weights and one sequence'
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sphinx_rlresources.estimator.architectures import Architecture
+from sphinx_rlresources.estimator.pertoken import (
+    OFFLOADED_INPUTS,
+    RECOMPUTED_BYTES,
+    activations,
+    forward,
+    logits,
+    split,
+    tokens,
+)
 from sphinx_rlresources.estimator.plan import NO_ENGINE, Estimate, Moment, Plan, Term
 
-LOGIT_BYTES = 7
-"""Bytes per token per vocabulary entry of a log-prob and entropy pass (verl's guide)."""
-LOGIT_BYTES_RECOMPUTED = 4
-"""With entropy recomputed in the backward pass only the fp32 logits are kept."""
-LOGPROB_BYTES = 4
-"""Log-probs without entropy: the bf16 logits and their gradient (or, forward only, the fp32 copy)."""
-UPCAST_PASS_BYTES = 6
-"""Per token and vocabulary entry where the actor casts its logits to fp32 before scoring them
-(OpenRLHF: ``output["logits"] = output["logits"].to(torch.float32)``, ``openrlhf/models/actor.py:267``
-at OpenRLHF/OpenRLHF@3c3be62, :226 in March 2025): the bf16 logits and their fp32 copy in a
-forward-only pass, over every token the model sees."""
-UPCAST_UPDATE_BYTES = 10
-"""The same in the update: the fp32 copy, its fp32 gradient and the bf16 gradient it is cast back
-to (the bf16 logits themselves are dropped once replaced; no autograd node keeps them)."""
-LOGIT_CHUNK_TOKENS = 2048
-"""Tokens per chunk when the entropy is chunked or the kernel is fused (verl's chunk size)."""
-ACTIVATION_BYTES = 34
-DENSE_MLP_BYTES = 19
-"""Of :data:`ACTIVATION_BYTES`, the MLP block's (Korthikanti et al., section 4.1: 19 of the 34
-bytes per token and hidden unit; attention and the layer norms keep the other 15)."""
-RECOMPUTED_BYTES = 2
-FLOOR_TOKENS_PER_SEQUENCE = 2
-"""The fewest tokens a sequence can have: one prompt token and one response token."""
 DEFAULT_MAX_NUM_SEQS = 256
 """vLLM's default ``max_num_seqs``: the most sequences an engine batches when nothing says."""
 DEFAULT_SHARE = {"vllm": 0.9, "sglang": 0.88}
@@ -87,55 +62,10 @@ ALLOCATOR_RESERVE = 0.46
 of the moment's per-token tensors (activations and logits): freed blocks it keeps cached
 and cannot reuse for a tensor of another size.  ``benchmarks/measured_gpu.csv`` gives the
 reserve of 76 runs (NVML's peak less ``max_memory_allocated`` and the context: 0.3 to
-21 GiB); over the per-token terms of the same moment it is 0.46 at the lower quartile,
-0.68 at the median.  The lower quartile is taken: a reserve counted too high would call
-runs that ran likely out of memory."""
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """Tokens one GPU holds in one micro-batch: all of them, and those of the responses."""
-
-    all: float
-    responses: float
-    padded: bool
-
-
-def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None, gpus: int | None = None) -> Tokens:
-    """The fewest tokens a micro-batch can hold (the floor), or the expected number.
-
-    ``prompts`` (the mini-batch or the step's batch) caps the sequences a GPU can have:
-    ``prompts * rollout_n`` sequences spread over the data-parallel groups of ``gpus``
-    (the trainer's, unless a pass runs on GPUs of its own).
-    """
-    split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
-    prompt, response = plan.lengths
-    full = prompt + response
-    padded = not plan.remove_padding and not plan.dynamic_batch
-    share = response / full
-    # padded: every sequence at full length; packed: the fewest tokens a sequence can have
-    per_sequence = full if padded else FLOOR_TOKENS_PER_SEQUENCE
-    floor = (1 if plan.dynamic_batch else micro) * per_sequence / split
-    if not expected:
-        return Tokens(floor, floor * share, padded)
-    sequence = float(full)
-    if not padded:
-        mean = (plan.mean_prompt_length or prompt) + (plan.mean_response_length or response)
-        sequence = min(mean, full)
-        share = min(plan.mean_response_length or response, response) / max(sequence, 1)
-    available = None
-    if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
-        available = max(1.0, prompts * plan.rollout_n * split / max(gpus or plan.train_gpus, 1))
-    if plan.dynamic_batch and plan.max_token_len_per_gpu:
-        count = float(plan.max_token_len_per_gpu)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
-        if available is not None:
-            count = min(count, available * sequence / split)
-        count = max(count, sequence / split)  # a longer sequence still makes a micro-batch of its own
-    else:
-        sequences = micro if available is None else min(micro, available)
-        count = sequences * sequence / split
-    count = max(count, floor)
-    return Tokens(count, count * share, padded)
+21 GiB); over the per-token terms the estimate then had it was 0.46 at the lower quartile.
+Since the eager entropy term counts much of that working set, the same gaps are 0.22 to
+0.34 of today's terms; 0.46 is kept as the value at which the table's whole steps are
+closest (docs/estimator-reference.rst, "What no tensor holds")."""
 
 
 def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate:  # noqa: C901 - every term of one figure, in one place
@@ -188,30 +118,29 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     )
     gathered = _gathered(arch, plan)
     later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
-    update = [
-        *params_back,
-        *optimizer_back,
-        *gradients,
-        *gathered,
-        *_activations(arch, plan, micro, expected),
-        *_logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False, grad=True),
-    ]
-    later.append(("the actor's update", update))
-    actor_pass = _forward(arch, plan, log_prob, expected, entropy=plan.pass_entropy)
+    back = [*params_back, *optimizer_back]
+    kept = [*gathered, *activations(arch, plan, micro, expected)]
+    scored = logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False, grad=True)
+    if _one_micro_batch(plan):  # no gradient yet while the loss's backward runs through the logits
+        later.append(("the actor's update: the backward through the logits", [*back, *kept, *scored]))
+        later.append(("the actor's update: the backward through the layers", [*back, *gradients, *kept]))
+    else:
+        later.append(("the actor's update", [*back, *gradients, *kept, *scored]))
+    actor_pass = forward(arch, plan, log_prob, expected, entropy=plan.pass_entropy)
     if plan.offload_mode == "step" and plan.optimizer_offload and not plan.param_offload:
         # prime-rl's CPUOffloadOptimizer: the states come back for step() once backward has freed the activations
         later.append(
             ("the optimizer step", [*gradients, Term("train", f"{states.optimizer_name} <- host", states.optimizer)])
         )
     if plan.activation_offload and plan.gradient_checkpointing and not arch.size_only:
-        inputs = RECOMPUTED_BYTES * arch.hidden * micro.all / _split(plan) * arch.layers
+        inputs = RECOMPUTED_BYTES * arch.hidden * micro.all / split(plan) * arch.layers
         found.host.append(Term("host", f"{OFFLOADED_INPUTS}, offloaded", inputs * per_node))
     later.append(("the actor's log-prob pass", [*params_back, *gathered, *actor_pass]))
     if plan.reference and not plan.ref_gpus:
-        ref_pass = _forward(arch, plan, log_prob, expected, entropy=False)
+        ref_pass = forward(arch, plan, log_prob, expected, entropy=False)
         later.append(("the reference model's log-prob pass", [*ref_back, *gathered, *ref_pass]))
     if shares_critic:
-        critic_update = [*critic_back, *gathered, *_activations(arch, plan, micro, expected)]
+        critic_update = [*critic_back, *gathered, *activations(arch, plan, micro, expected)]
         critic_update.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
         later.append(("the critic's update", critic_update))
     if arch.size_only:  # an unknown shape: no per-token or per-layer term can be known
@@ -248,6 +177,18 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     return found
 
 
+def _one_micro_batch(plan: Plan) -> bool:
+    """Whether each optimizer step takes one micro-batch per GPU, so no gradient exists while the
+    backward pass starts at the logits: ``zero_grad()`` frees them before each mini-batch
+    (``set_to_none`` by default since torch 2.0; verl's ``update_policy`` calls it per mini-batch),
+    and only a second micro-batch's backward would add to gradients already there.  Unknown
+    (no mini-batch stated, or token budgets): more than one."""
+    if not plan.mini_batch_size or plan.dynamic_batch:
+        return False
+    sequences = plan.mini_batch_size * plan.rollout_n * max(plan.ulysses_sp, 1) / max(plan.train_gpus, 1)
+    return sequences <= plan.micro_batch_per_gpu
+
+
 def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estimate) -> Moment:
     """The reference model on GPUs of its own: its bf16 weights and its log-prob pass, nothing of the trainer's.
 
@@ -266,7 +207,7 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
         plan.ref_gpus,
     )  # fmt: skip
-    terms += [*_gathered(arch, plan), *_forward(arch, plan, count, expected, entropy=False)]
+    terms += [*_gathered(arch, plan), *forward(arch, plan, count, expected, entropy=False)]
     return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
 
 
@@ -311,7 +252,7 @@ def _own_critic(arch: Architecture, plan: Plan, expected: bool, found: Estimate)
         terms += _offloaded(found, plan, name, per_gpu, per_node) if offloaded else [Term("train", name, per_gpu)]
     terms.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
     count = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size, plan.critic_gpus)
-    terms += [*_gathered(arch, plan), *_activations(arch, plan, count, expected)]
+    terms += [*_gathered(arch, plan), *activations(arch, plan, count, expected)]
     if plan.reward_with_critic:
         sharded, weights = _frozen(arch, plan, plan.critic_gpus)
         terms.append(Term("train", f"reward model beside it (bf16, {_shard(sharded)})", weights))
@@ -327,7 +268,7 @@ def _own_reward(arch: Architecture, plan: Plan, expected: bool) -> Moment:
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
         plan.reward_gpus,
     )  # fmt: skip
-    terms = [Term("train", name, weights), *_gathered(arch, plan), *_forward(arch, plan, count, expected, None)]
+    terms = [Term("train", name, weights), *_gathered(arch, plan), *forward(arch, plan, count, expected, None)]
     return _pool("the reward model's forward pass, on its own GPUs", arch, terms, expected)
 
 
@@ -348,7 +289,6 @@ def _runtime(terms: list[Term]) -> Term:
 
 RUNTIME_TERM = "CUDA context and the caching allocator's reserve"
 TRAINER_CONTEXT_TERM = "the trainer's CUDA context, beside the engine"
-OFFLOADED_INPUTS = "activations: layer inputs kept for recomputation"
 COMPUTE_COPY_TERM = "actor compute weights (bf16, sharded), kept on the GPU while the masters are offloaded"
 
 
@@ -424,106 +364,6 @@ def _gathered(arch: Architecture, plan: Plan) -> list[Term]:
         Term("train", "one gathered layer (bf16, FSDP all-gather)", 2 * arch.largest_layer_params()),
         Term("train", "the embeddings and output head, gathered (FSDP's root unit)", 2 * arch.embedding_params()),
     ]
-
-
-def _split(plan: Plan) -> int:
-    """Megatron's tensor parallelism splits activations (sequence parallel) and the vocabulary."""
-    return max(plan.train_tp, 1) if plan.train_backend == "megatron" else 1
-
-
-def _vocab_split(plan: Plan) -> int:
-    """How many ways tensor parallelism splits the vocabulary: Megatron's, and an FSDP backend's whose
-    output head is sharded on the vocabulary (``Plan.vocab_parallel``: NeMo-RL's DTensor plans)."""
-    return max(plan.train_tp, 1) if plan.train_backend == "megatron" or plan.vocab_parallel else 1
-
-
-def _activations(arch: Architecture, plan: Plan, count: Tokens, expected: bool) -> list[Term]:
-    """Korthikanti et al.'s activations; the floor keeps only what must exist, each layer's bf16 input."""
-    width = arch.hidden * count.all / _split(plan)
-    whole = ACTIVATION_BYTES if expected else RECOMPUTED_BYTES
-    if plan.gradient_checkpointing:
-        kept = (
-            Term("train", "activations: one layer's input, brought back from host memory", RECOMPUTED_BYTES * width)
-            if plan.activation_offload
-            else Term("train", OFFLOADED_INPUTS, RECOMPUTED_BYTES * width * arch.layers)
-        )
-        return [
-            kept,
-            Term("train", "activations: the layer being recomputed", whole * width),
-            *_routed(arch, plan, count, expected, 1),
-        ]
-    routed_layers = arch.layers - arch.dense_layers if arch.experts else 0
-    # a routed layer has no dense MLP: its experts' copies (_routed) stand for Korthikanti's MLP share
-    mlp = DENSE_MLP_BYTES * width * routed_layers if expected else 0.0
-    return [
-        Term("train", "activations (no recomputation)", whole * width * arch.layers - mlp),
-        *_routed(arch, plan, count, expected, routed_layers),
-    ]
-
-
-def _routed(arch: Architecture, plan: Plan, count: Tokens, expected: bool, layers: int) -> list[Term]:
-    """A mixture of experts' own activations: each token copied to its top-k experts, and their intermediates.
-
-    transformers' sparse MoE blocks (``Qwen3MoeSparseMoeBlock``, ``MixtralSparseMoeBlock``)
-    gather each expert's tokens (``hidden_states[None, top_x]``), run the expert's gated MLP
-    and scale its output by the routing weight: per routed copy the gathered input and the
-    scaled output (``2·d``) and the gate, up, activation and product (``4·f_e``) are kept
-    for the backward pass, in bf16; a shared expert (DeepSeek's) sees every token, one copy
-    more.  A routed layer has no dense MLP, so with every layer's activations kept these
-    copies replace Korthikanti et al.'s MLP share (:data:`DENSE_MLP_BYTES`); the layer being
-    recomputed keeps the whole 34, the largest layer's.  The floor counts none: a step can
-    route its few tokens anywhere.
-    """
-    if not expected or not arch.experts or arch.size_only or layers < 1:
-        return []
-    copy = 2 * (MOE_COPY_HIDDEN * arch.hidden + MOE_COPY_INTERMEDIATE * arch.moe_intermediate)
-    per_token = (arch.experts_per_token + arch.shared_experts) * copy / _split(plan)
-    name = f"activations: tokens routed to their top-{arch.experts_per_token} experts"
-    return [Term("train", name, per_token * count.all * layers)]
-
-
-MOE_COPY_HIDDEN = 2
-"""Hidden-wide tensors kept per routed copy of a token: the gathered input and the scaled output."""
-MOE_COPY_INTERMEDIATE = 4
-"""Expert-wide tensors kept per routed copy: the gate and up projections, the activation, their product."""
-
-
-def _forward(arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool | None) -> list[Term]:
-    """A forward-only pass: one layer's transient activations and the vocabulary-wide logits
-    (``entropy`` None: a scalar head, a reward model's, and no logits)."""
-    layer = (ACTIVATION_BYTES if expected else RECOMPUTED_BYTES) * arch.hidden * count.all / _split(plan)
-    found = [Term("train", "activations: one layer's forward pass", layer), *_routed(arch, plan, count, expected, 1)]
-    if entropy is not None:
-        found += _logits(arch, plan, count, expected, entropy=entropy, chunked=plan.entropy_chunking)
-    return found
-
-
-def _logits(
-    arch: Architecture, plan: Plan, count: Tokens, expected: bool, entropy: bool, chunked: bool, grad: bool = False
-) -> list[Term]:
-    """The logits (bf16) over every token, and the log-prob (and entropy) working set over those it scores.
-
-    Padded sequences score only the responses; packed ones (padding removed) score every token.
-    A framework that casts the logits to fp32 before scoring them (``Plan.logits_fp32``) holds
-    the fp32 copy over every token, and in the update (``grad``) its fp32 gradient too.
-    """
-    vocab = arch.vocab / _vocab_split(plan)
-    if plan.fused_kernels:
-        chunk_tokens, entries = plan.logit_chunk or (LOGIT_CHUNK_TOKENS, arch.vocab)
-        chunk = min(count.all, chunk_tokens) * min(vocab, entries)
-        return [Term("train", "logits for log-probs and entropy (fused: one chunk)", 4 * chunk)]
-    scored = count.responses if count.padded else count.all
-    what = "log-probs and entropy" if entropy else "log-probs"
-    if entropy and chunked:
-        scored, what = min(scored, LOGIT_CHUNK_TOKENS), "log-probs, entropy in chunks"
-    per = (LOGIT_BYTES_RECOMPUTED if plan.entropy_checkpointing else LOGIT_BYTES) if entropy else LOGPROB_BYTES
-    if not expected:  # what must exist: the bf16 logits themselves
-        per = 2
-    elif plan.logits_fp32:
-        cast = UPCAST_UPDATE_BYTES if grad else UPCAST_PASS_BYTES
-        own = (per - LOGPROB_BYTES) * scored * vocab  # the entropy's working set beside the fp32 logits
-        return [Term("train", f"logits for {what} (cast to fp32)", cast * count.all * vocab + own)]
-    return [Term("train", f"logits for {what}", 2 * count.all * vocab + (per - 2) * scored * vocab)]
 
 
 def _unborn(plan: Plan, states: _States) -> float:
