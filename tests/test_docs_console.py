@@ -426,6 +426,7 @@ COVERED: dict[str, Place] = {
     "--fp8-rollout --no-free-cache-engine": Place(seed_copy, stored="estimate-engine"),
     "estimator-reference.rst: rlresources estimate --model Qwen3-1.7B --task GRPO --gpus 1 --device A100-80G "
     "--framework trl": SEED,
+    f"estimator-reference.rst: {ESTIMATE} --task GRPO --gpus 8 --device H100 --framework nemo-rl": SEED,
     "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device H100 --engine none": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --kl --rollout-gpus 2 --ref-gpus 2": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 16 --device H100 --task PPO --rollout-gpus 4 --critic-gpus 4 "
