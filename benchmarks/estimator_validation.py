@@ -17,6 +17,9 @@ A measured figure is compared with the part of the estimate its counter sees:
   counts the engine at its least: its weights and one sequence's KV cache;
 * ``torch-trainer`` -- the same counter with the engine in processes of its own (SGLang,
   verl's separate vLLM servers): the trainer's own peak, without the engine;
+* ``reserved-trainer`` -- ``torch.cuda.max_memory_reserved`` of the trainer alone (prime-rl's
+  logged ``peak_memory``): what torch's caching allocator holds, its reserve included, not the CUDA
+  context; compared with the trainer's own expected peak less the context;
 * ``device`` -- NVML or ``torch.cuda.mem_get_info``: the physical peak, every process;
 * ``device-trainer`` -- the same physical peak on a GPU that holds the trainer alone (no
   engine started on it, as ``benchmarks/measure_memory.py`` runs the trainer's moments):
@@ -42,9 +45,10 @@ from sphinx_rlresources.estimator.architectures import bundled
 from sphinx_rlresources.estimator.devices import canonical, device_memory
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import BUDGETS, GIB, Estimate, Result, estimate
+from sphinx_rlresources.estimator.phases import CUDA_CONTEXT
 from sphinx_rlresources.scripts.run import Found, Origin, Role, Run
 
-COUNTERS = ("torch+engine", "torch-trainer", "device", "device-trainer", "unstated")
+COUNTERS = ("torch+engine", "torch-trainer", "reserved-trainer", "device", "device-trainer", "unstated")
 OUTCOMES = ("ran", "oom")
 CITATION = ("repository", "source", "commit")
 """Columns every row must fill: where the figure or outcome was published, and at which commit or date."""
@@ -210,6 +214,8 @@ def check(found: Point) -> Checked:
         floor, expected = result.floor.trainer_gib, allocated(result.expected, trainer=True)
     elif found.counter == "device-trainer":
         floor, expected = result.floor.trainer_gib, result.expected.trainer_gib
+    elif found.counter == "reserved-trainer":  # the allocator's reserve, not the context
+        floor, expected = result.floor.trainer_gib, result.expected.trainer_gib - CUDA_CONTEXT / GIB
     else:
         floor, expected = result.floor.peak_gib, result.expected.peak_gib
     return Checked(found, result, floor, expected)

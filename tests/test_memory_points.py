@@ -116,7 +116,13 @@ HELD_OUT_2 = checked(REPO / "benchmarks" / "heldout_runs2.csv")
 """A second held-out set, written and committed before the estimator was run on it."""
 HELD_OUT_3 = checked(REPO / "benchmarks" / "heldout_runs3.csv")
 """A third held-out set, written and committed before the estimator was run on it."""
-LATER_SETS = (("heldout_runs2.csv", HELD_OUT_2, 25), ("heldout_runs3.csv", HELD_OUT_3, 20))
+HELD_OUT_4 = checked(REPO / "benchmarks" / "heldout_runs4.csv")
+"""A fourth held-out set, written and committed before the estimator was run on it."""
+LATER_SETS = (
+    ("heldout_runs2.csv", HELD_OUT_2, 25),
+    ("heldout_runs3.csv", HELD_OUT_3, 20),
+    ("heldout_runs4.csv", HELD_OUT_4, 38),
+)
 """The held-out sets gathered once the ones before them had been used: (file, rows, fewest rows)."""
 
 
@@ -150,7 +156,7 @@ def test_a_later_held_out_set_reads_and_shares_no_run_or_thread_with_the_others(
     assert not threads(held) & threads(others)
 
 
-@pytest.mark.parametrize("found", HELD_OUT_2 + HELD_OUT_3, ids=lambda c: c.point.id)
+@pytest.mark.parametrize("found", HELD_OUT_2 + HELD_OUT_3 + HELD_OUT_4, ids=lambda c: c.point.id)
 def test_the_later_held_out_sets_keep_the_two_promises(found: object) -> None:
     """No floor above a published peak, and no run that ran called ``does-not-fit``: the two
     promises, on runs the estimator was not tuned to (their other verdicts are only reported).
