@@ -997,6 +997,22 @@ def test_trls_reference_stays_on_its_gpu_and_its_batches_are_padded() -> None:
     assert estimate(arch, means).expected_gib > estimate(arch, packed).expected_gib
 
 
+@pytest.mark.parametrize(("framework", "entropy"), [("easyr1", False), ("verl", True)])
+def test_easyr1_scores_log_probs_alone_where_verl_adds_the_entropy(framework: str, entropy: bool) -> None:
+    """EasyR1's actor returns the log-probs alone in every pass (hiyouga/EasyR1@b44b311
+    verl/workers/actor/dp_actor.py:68-155; the entropy left with its loss in #132); verl's
+    log-prob pass computes the entropy too."""
+    arch = BUNDLED["qwen2.5-7b"]
+    plan = plan_for_row(
+        Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "fsdp", "vllm"), Run(framework=framework), "H100", 80.0
+    )
+    assert plan.pass_entropy is entropy
+    scoring = [
+        t.name for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass" for t in m.terms
+    ]
+    assert any(("entropy" in n) is entropy for n in scoring if n.startswith("logits"))
+
+
 def test_an_engine_with_no_stated_budget_claims_at_most_its_default_pool() -> None:
     # vLLM claims gpu_memory_utilization (0.9 unless set) of the device whatever the batch: a step's
     # sequences beyond what that pool holds wait their turn, they are not claimed

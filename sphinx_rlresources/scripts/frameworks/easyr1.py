@@ -62,6 +62,10 @@ VOCABULARY = Vocabulary(
     # (FSDP's own CPUOffload only with worker.actor.fsdp.enable_cpu_offload, fsdp_workers.py:298-299)
     offload_mode="phase",
     memory_fraction=0.6,  # verl/workers/rollout/config.py:32: gpu_memory_utilization
+    # Its actor scores log-probs alone, in every pass: _forward_micro_batch returns
+    # log_probs_from_logits(...) and nothing else (verl/workers/actor/dp_actor.py:68-155); the
+    # entropy went with its loss in #132 (b09c96c, 2025-03-18).
+    pass_entropy=False,
     # No offload default: the dataclasses say off (verl/workers/actor/config.py:92-93) while the
     # examples/config.yaml every example script names says on; a silent run is either.
 )
