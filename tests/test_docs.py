@@ -211,6 +211,19 @@ def test_the_frameworks_page_prints_every_settings_table(docs_build: tuple[Sphin
                 assert key in text, (table.framework, name, key)
 
 
+def test_the_suggestions_are_drawn_beside_each_set_they_name(docs_build: tuple[Sphinx, str]) -> None:
+    """The reference draws ``--suggest`` beside the tuning set and beside the fourth held-out set, at the build."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from suggest_validation import compared, summary
+
+    app, _ = docs_build
+    reference = " ".join(app.env.get_doctree("estimator-reference").astext().split())
+    for name in ("memory_points.csv", "heldout_runs4.csv"):
+        assert summary(compared(REPO / "benchmarks" / name)) in reference, name
+
+
 def test_the_held_out_figures_are_drawn_from_their_set(docs_build: tuple[Sphinx, str]) -> None:
     """docs/estimator.rst quotes the held-out set's counts (benchmarks/heldout_runs4.csv), estimated at
     the build, not typed; the reference draws every run of the four held-out sets."""

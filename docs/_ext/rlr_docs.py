@@ -377,18 +377,24 @@ class MemoryPoints(SphinxDirective):
 
 
 class SuggestPoints(SphinxDirective):
-    """``.. rlr-suggest-points::``: ``estimate --suggest`` beside the published runs of memory_points.csv, now.
+    """``.. rlr-suggest-points:: [FILE]``: ``estimate --suggest`` beside the published runs of a set, now.
 
     The same comparison as ``benchmarks/suggest_validation.py``: the batch each run ran (or
     failed) with, the batch the suggestion gives on its GPUs, and whether the two agree.
+    FILE is one of :data:`MEMORY_POINTS` (``memory_points.csv`` by default).
     ``:summary:`` draws the counts alone.
     """
 
+    optional_arguments = 1
     option_spec = {"summary": directives.flag}  # noqa: RUF012 - docutils' own spelling
 
     def run(self) -> list[nodes.Node]:
-        self.env.note_dependency(str(BENCHMARKS / MEMORY_POINTS[0]))
-        rows = compared(BENCHMARKS / MEMORY_POINTS[0])
+        name = self.arguments[0] if self.arguments else MEMORY_POINTS[0]
+        if name not in MEMORY_POINTS:
+            message = f"rlr-suggest-points: no validation set '{name}'; the sets are {', '.join(MEMORY_POINTS)}"
+            return [self.state.document.reporter.error(message, line=self.lineno)]
+        self.env.note_dependency(str(BENCHMARKS / name))
+        rows = compared(BENCHMARKS / name)
         text = suggest_summary(rows)
         if "summary" in self.options:
             return [nodes.paragraph(text, text)]
