@@ -76,6 +76,7 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "compute_copy": ("compute_copy", bool),
     "ref_offload": ("ref_param_offload", bool),
     "gradient_checkpointing": ("gradient_checkpointing", bool),
+    "activation_offload": ("activation_offload", bool),
     "update_entropy": ("update_entropy", bool),
     "fused_kernels": ("fused_kernels", bool),
     "entropy_chunking": ("entropy_chunking", bool),

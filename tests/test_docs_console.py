@@ -427,6 +427,10 @@ COVERED: dict[str, Place] = {
     "estimator-reference.rst: rlresources estimate --model Qwen3-1.7B --task GRPO --gpus 1 --device A100-80G "
     "--framework trl": SEED,
     f"estimator-reference.rst: {ESTIMATE} --task GRPO --gpus 8 --device H100 --framework nemo-rl": SEED,
+    "estimator-reference.rst: rlresources estimate --model Qwen3-4B --gpus 8 --device H100 --framework prime-rl "
+    "--engine none --prompt-length 1024 --response-length 64512 --no-activation-offload": SEED,
+    "estimator-reference.rst: rlresources estimate --model Qwen3-4B --gpus 8 --device H100 --engine none "
+    "--prompt-length 1024 --response-length 64512 --fused-kernels --activation-offload": SEED,
     "estimator-reference.rst: rlresources estimate --model Qwen2.5-0.5B --gpus 1 --device H100 --engine none": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 8 --device H100 --kl --rollout-gpus 2 --ref-gpus 2": SEED,
     f"estimator-reference.rst: {ESTIMATE} --gpus 16 --device H100 --task PPO --rollout-gpus 4 --critic-gpus 4 "

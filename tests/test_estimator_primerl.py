@@ -102,6 +102,15 @@ def test_activation_offload_keeps_one_layer_input_on_the_gpu() -> None:
     assert [t.bytes for t in host] == [one_layer * shape.layers * 8]
 
 
+def test_a_run_that_says_its_activation_offload_is_taken_at_its_word() -> None:
+    """``ac_offloading`` defaulted to None before prime-rl turned it on (config.py:146-151 at bceb0cc):
+    a run, a flag or a validation row that says it overrides the vocabulary's default, either way."""
+    assert plan().activation_offload and "activation_offload" in plan().framework_defaults
+    off = plan(activation_offload=False)
+    assert not off.activation_offload and "activation_offload" not in off.framework_defaults
+    assert plan(framework="verl", activation_offload=True).activation_offload
+
+
 def test_full_offload_keeps_the_bf16_compute_weights_and_steps_on_the_cpu() -> None:
     """``full_offload``: masters, gradients and Adam's moments on the host, AdamW on the CPU, the
     model cast to bf16 on the GPU (offload.py:1554)."""

@@ -231,6 +231,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--fused-kernels", action="store_true", default=None, help="fused log-prob and entropy kernels")
     add("--no-gradient-checkpointing", dest="checkpointing", action="store_false", default=None,
         help="keep every activation (default: recomputation on)")  # fmt: skip
+    _switch(run, "activation-offload", "activation_offload",
+            "the recomputed layers' inputs wait in host memory (prime-rl's model.ac_offloading)",
+            "they stay on the GPU (unsaid: --framework's default, else on the GPU)")  # fmt: skip
     answers = parser.add_argument_group("answers (with flags or --row)")
     answers.add_argument(
         "--min-gpus", action="store_true", help="search the fewest GPUs of the device on which the run fits"
@@ -318,6 +321,7 @@ def run_from_flags(args: argparse.Namespace) -> Run:
         ref_param_offload=_set(args.ref_offload),
         offload_mode=_set(args.offload_mode),
         gradient_checkpointing=_set(args.checkpointing),
+        activation_offload=_set(args.activation_offload),
         entropy_checkpointing=_set(args.entropy_checkpointing),
         entropy_chunking=_set(args.entropy_chunking),
         fused_kernels=_set(args.fused_kernels),

@@ -232,7 +232,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         vocab_parallel=words is not None and words.vocab_parallel,
         pass_entropy=words is None or words.pass_entropy,
         logit_chunk=words.logit_chunk if words is not None else None,
-        activation_offload=_offloads_activations(words, backend),
+        activation_offload=_offloads_activations(run, words, backend),
         compute_copy=run.compute_copy.value is True,
         engine=engine,
         budget_of="free" if engine == "sglang" else "device",
@@ -263,7 +263,7 @@ def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[s
         found.append("param_bytes")
     if words is not None and words.logit_chunk is not None:
         found.append("logit_chunk")
-    if _offloads_activations(words, backend):
+    if run.activation_offload.value is None and _offloads_activations(run, words, backend):
         found.append("activation_offload")
     return found
 
@@ -280,9 +280,12 @@ def _generation_offload(values: dict[str, Any], words: Vocabulary | None, assume
     return list(decided)
 
 
-def _offloads_activations(words: Vocabulary | None, backend: str) -> bool:
-    """Whether the framework keeps its FSDP trainer's recomputation inputs in host memory (prime-rl's)."""
-    return words is not None and words.activation_offload and backend == "fsdp"
+def _offloads_activations(run: Run, words: Vocabulary | None, backend: str) -> bool:
+    """Whether the FSDP trainer keeps its recomputation inputs in host memory: as the run says
+    (prime-rl's ``model.ac_offloading``), else as its framework does by default (prime-rl's today)."""
+    said = run.activation_offload.value
+    offloads = said if said is not None else words is not None and words.activation_offload
+    return bool(offloads) and backend == "fsdp"
 
 
 PLAIN_PARAM_BYTES = 2

@@ -210,6 +210,10 @@ class Run:
     """Whether offloaded parameters leave a bf16 compute copy on the GPU (prime-rl's
     ``full_offload``: the fp32 masters, gradients and optimizer states in host memory)."""
     gradient_checkpointing: Found[bool] = UNKNOWN
+    activation_offload: Found[bool] = UNKNOWN
+    """Whether the checkpointed layers' inputs wait in host memory (prime-rl's ``model.ac_offloading``),
+    as ``estimate --activation-offload`` or a validation row says it; unknown: the framework's default.
+    No reader sets it: a prime-rl config can only switch it on, which is its default today."""
     update_entropy: Found[bool] = UNKNOWN
     """Whether the actor's update computes the entropy over the vocabulary-wide logits: when
     the loss has an entropy bonus (verl's ``entropy_coeff`` other than 0), and always in verl
