@@ -279,6 +279,17 @@ class EstimatorDevices(SphinxDirective):
         return [_table(["Device", "Memory as reported (GiB)", "Host memory per node (GiB)"], rows, [30, 35, 35])]
 
 
+def _validation_set(directive: SphinxDirective, name_of: str) -> Path | nodes.Node:
+    """The set a directive names (``memory_points.csv`` when it names none), noted as a dependency,
+    or the error node that says which sets there are."""
+    name = directive.arguments[0] if directive.arguments else MEMORY_POINTS[0]
+    if name not in MEMORY_POINTS:
+        message = f"{name_of}: no validation set '{name}'; the sets are {', '.join(MEMORY_POINTS)}"
+        return directive.state.document.reporter.error(message, line=directive.lineno)
+    directive.env.note_dependency(str(BENCHMARKS / name))
+    return BENCHMARKS / name
+
+
 class MemoryPoints(SphinxDirective):
     """``.. rlr-memory-points:: [FILE]``: a validation set under benchmarks/, estimated now, so the table cannot drift.
 
@@ -292,12 +303,10 @@ class MemoryPoints(SphinxDirective):
     option_spec = {"measured": directives.flag, "summary": directives.flag}  # noqa: RUF012 - docutils' own spelling
 
     def run(self) -> list[nodes.Node]:
-        name = self.arguments[0] if self.arguments else MEMORY_POINTS[0]
-        if name not in MEMORY_POINTS:
-            message = f"rlr-memory-points: no validation set '{name}'; the sets are {', '.join(MEMORY_POINTS)}"
-            return [self.state.document.reporter.error(message, line=self.lineno)]
-        self.env.note_dependency(str(BENCHMARKS / name))
-        rows = checked(BENCHMARKS / name)
+        path = _validation_set(self, "rlr-memory-points")
+        if isinstance(path, nodes.Node):
+            return [path]
+        rows = checked(path)
         if "summary" in self.options:
             return [self.summary(rows)]
         if "measured" in self.options:
@@ -389,12 +398,10 @@ class SuggestPoints(SphinxDirective):
     option_spec = {"summary": directives.flag}  # noqa: RUF012 - docutils' own spelling
 
     def run(self) -> list[nodes.Node]:
-        name = self.arguments[0] if self.arguments else MEMORY_POINTS[0]
-        if name not in MEMORY_POINTS:
-            message = f"rlr-suggest-points: no validation set '{name}'; the sets are {', '.join(MEMORY_POINTS)}"
-            return [self.state.document.reporter.error(message, line=self.lineno)]
-        self.env.note_dependency(str(BENCHMARKS / name))
-        rows = compared(BENCHMARKS / name)
+        path = _validation_set(self, "rlr-suggest-points")
+        if isinstance(path, nodes.Node):
+            return [path]
+        rows = compared(path)
         text = suggest_summary(rows)
         if "summary" in self.options:
             return [nodes.paragraph(text, text)]
