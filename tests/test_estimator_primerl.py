@@ -109,6 +109,9 @@ def test_a_run_that_says_its_activation_offload_is_taken_at_its_word() -> None:
     off = plan(activation_offload=False)
     assert not off.activation_offload and "activation_offload" not in off.framework_defaults
     assert plan(framework="verl", activation_offload=True).activation_offload
+    said = Run(activation_offload=Found(True, Origin.SET))
+    megatron = plan_for_row(Row(MODEL, None, "30b", "GRPO", 8, "megatron", "none"), said, "H200", 140.4)
+    assert not megatron.activation_offload and "activation_offload=True" in megatron.ignored  # named, not taken
 
 
 def test_full_offload_keeps_the_bf16_compute_weights_and_steps_on_the_cpu() -> None:

@@ -215,6 +215,8 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
             floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
     defaulted += _defaulted_facts(run, words, backend)
+    if run.activation_offload.value and backend != "fsdp":  # prime-rl's FSDP trainer's switch, not Megatron's
+        ignored.append("activation_offload=True")
     engine = (run.engine.value or row.infer or "vllm").lower()
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
     if engine != NO_ENGINE and not rollout_gpus:
