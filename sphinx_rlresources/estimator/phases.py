@@ -118,14 +118,15 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     )
     gathered = _gathered(arch, plan)
     later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
-    back = [*params_back, *optimizer_back]
-    kept = [*gathered, *activations(arch, plan, micro, expected)]
+    states_back = [*params_back, *optimizer_back]
+    update_activations = activations(arch, plan, micro, expected)  # the critic has the actor's shape: its too
+    layers = [*gathered, *update_activations]
     scored = logits(arch, plan, micro, expected, entropy=plan.update_entropy, chunked=False, grad=True)
     if _one_micro_batch(plan):  # no gradient yet while the loss's backward runs through the logits
-        later.append(("the actor's update: the backward through the logits", [*back, *kept, *scored]))
-        later.append(("the actor's update: the backward through the layers", [*back, *gradients, *kept]))
+        later.append(("the actor's update: the backward through the logits", [*states_back, *layers, *scored]))
+        later.append(("the actor's update: the backward through the layers", [*states_back, *gradients, *layers]))
     else:
-        later.append(("the actor's update", [*back, *gradients, *kept, *scored]))
+        later.append(("the actor's update", [*states_back, *gradients, *layers, *scored]))
     actor_pass = forward(arch, plan, log_prob, expected, entropy=plan.pass_entropy)
     if plan.offload_mode == "step" and plan.optimizer_offload and not plan.param_offload:
         # prime-rl's CPUOffloadOptimizer: the states come back for step() once backward has freed the activations
@@ -140,7 +141,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         ref_pass = forward(arch, plan, log_prob, expected, entropy=False)
         later.append(("the reference model's log-prob pass", [*ref_back, *gathered, *ref_pass]))
     if shares_critic:
-        critic_update = [*critic_back, *gathered, *activations(arch, plan, micro, expected)]
+        critic_update = [*critic_back, *gathered, *update_activations]
         critic_update.append(Term("train", "critic gradients (sharded)", states.critic_gradients))
         later.append(("the critic's update", critic_update))
     if arch.size_only:  # an unknown shape: no per-token or per-layer term can be known
