@@ -156,6 +156,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     # The framework's own facts (verl: fp32 FSDP parameters, offload by phase), from its vocabulary.
     words = vocabulary_of((run.framework or "").lower())
     run = framework_defaults(run, words)
+    facts = words or ANY_TRAINER
     framework_default = Origin.FRAMEWORK_DEFAULT
     for (name, least, mechanism, bounds, floor_pair), found in zip(_READ, _SETTINGS_OF(run), strict=True):
         value = found.value
@@ -214,13 +215,13 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
             values["train_tp"], values["train_pp"] = tp, row.gpus // tp
         elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
             floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
-    defaulted += _defaulted_facts(run, words, backend)
+    defaulted += _defaulted_facts(run, facts, backend)
     if run.activation_offload.value and backend != "fsdp":  # prime-rl's FSDP trainer's switch, not Megatron's
         ignored.append("activation_offload=True")
     engine = (run.engine.value or row.infer or "vllm").lower()
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
     if engine != NO_ENGINE and not rollout_gpus:
-        defaulted += _generation_offload(values, words, assumed)
+        defaulted += _generation_offload(values, facts, assumed)
     return Plan(
         task=row.task,
         gpus=row.gpus,
@@ -228,13 +229,13 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         device_gib=device_gib,
         lora_rank=int(lora),
         train_backend=backend,
-        param_bytes=words.fsdp_param_bytes if backend == "fsdp" and words is not None else 2,
-        megatron_grad_bytes=words.megatron_grad_bytes if words is not None else Plan.megatron_grad_bytes,
-        logits_fp32=words is not None and words.logits_fp32,
-        vocab_parallel=words is not None and words.vocab_parallel,
-        pass_entropy=words is None or words.pass_entropy,
-        logit_chunk=words.logit_chunk if words is not None else None,
-        activation_offload=_offloads_activations(run, words, backend),
+        param_bytes=facts.fsdp_param_bytes if backend == "fsdp" else PLAIN_PARAM_BYTES,
+        megatron_grad_bytes=facts.megatron_grad_bytes,
+        logits_fp32=facts.logits_fp32,
+        vocab_parallel=facts.vocab_parallel,
+        pass_entropy=facts.pass_entropy,
+        logit_chunk=facts.logit_chunk,
+        activation_offload=_offloads_activations(run, facts, backend),
         compute_copy=run.compute_copy.value is True,
         engine=engine,
         budget_of="free" if engine == "sglang" else "device",
@@ -255,26 +256,26 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     )
 
 
-def _defaulted_facts(run: Run, words: Vocabulary | None, backend: str) -> list[str]:
+def _defaulted_facts(run: Run, facts: Vocabulary, backend: str) -> list[str]:
     """The settings outside :data:`READ` that the framework's defaults decided (its backend, its engine,
     its ZeRO stage, the bytes its trainer keeps per parameter, its fused kernel's chunk, its
     activation offload)."""
-    facts = (("train_backend", run.train_backend), ("engine", run.engine), ("zero_stage", run.zero_stage))
-    found = [name for name, said in facts if said.origin is Origin.FRAMEWORK_DEFAULT and said.value is not None]
-    if words is not None and backend == "fsdp" and words.fsdp_param_bytes != PLAIN_PARAM_BYTES:
+    settings = (("train_backend", run.train_backend), ("engine", run.engine), ("zero_stage", run.zero_stage))
+    found = [name for name, said in settings if said.origin is Origin.FRAMEWORK_DEFAULT and said.value is not None]
+    if backend == "fsdp" and facts.fsdp_param_bytes != PLAIN_PARAM_BYTES:
         found.append("param_bytes")
-    if words is not None and words.logit_chunk is not None:
+    if facts.logit_chunk is not None:
         found.append("logit_chunk")
-    if run.activation_offload.value is None and _offloads_activations(run, words, backend):
+    if run.activation_offload.value is None and _offloads_activations(run, facts, backend):
         found.append("activation_offload")
     return found
 
 
-def _generation_offload(values: dict[str, Any], words: Vocabulary | None, assumed: list[str]) -> list[str]:
+def _generation_offload(values: dict[str, Any], facts: Vocabulary, assumed: list[str]) -> list[str]:
     """A colocated run of a framework that moves its states off the GPU to generate
     (:attr:`Vocabulary.generation_offload`) offloads both by phase when no switch offloads them:
     the settings it decided (no longer assumed), for the output to name."""
-    if words is None or not words.generation_offload or values["param_offload"] or values["optimizer_offload"]:
+    if not facts.generation_offload or values["param_offload"] or values["optimizer_offload"]:
         return []
     decided = {"param_offload": True, "optimizer_offload": True, "offload_mode": "phase"}
     values.update(decided)
@@ -282,16 +283,21 @@ def _generation_offload(values: dict[str, Any], words: Vocabulary | None, assume
     return list(decided)
 
 
-def _offloads_activations(run: Run, words: Vocabulary | None, backend: str) -> bool:
+def _offloads_activations(run: Run, facts: Vocabulary, backend: str) -> bool:
     """Whether the FSDP trainer keeps its recomputation inputs in host memory: as the run says
     (prime-rl's ``model.ac_offloading``), else as its framework does by default (prime-rl's today)."""
     said = run.activation_offload.value
-    offloads = said if said is not None else words is not None and words.activation_offload
+    offloads = said if said is not None else facts.activation_offload
     return bool(offloads) and backend == "fsdp"
 
 
 PLAIN_PARAM_BYTES = 2
 """bf16 parameters: what a trainer keeps unless its framework's vocabulary says more (verl's fp32)."""
+ANY_TRAINER = Vocabulary("", {})
+"""The facts of a trainer no named framework's vocabulary describes: a :class:`Vocabulary`'s own
+defaults (bf16 parameters, fp32 Megatron gradients, entropy in the log-prob pass, no fused head,
+no activation offload), so a plan reads its facts from one vocabulary whether a framework is named
+or not."""
 
 
 def framework_defaults(run: Run, words: Vocabulary | None) -> Run:
