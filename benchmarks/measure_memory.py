@@ -164,24 +164,42 @@ def transformers_config(arch: Architecture) -> Any:
         "tie_word_embeddings": arch.tied,
     }
     if arch.experts:
-        if not arch.qk_norm:
-            raise SystemExit(f"measure_memory: {arch.name}: only Qwen3's mixture-of-experts shape is built")
-        # Every layer sparse, as Qwen3-30B-A3B's config.json has it (decoder_sparse_step 1, no mlp_only_layers).
-        return transformers.Qwen3MoeConfig(
-            head_dim=arch.dim,
-            num_experts=arch.experts,
-            num_experts_per_tok=arch.experts_per_token,
-            moe_intermediate_size=arch.moe_intermediate,
-            norm_topk_prob=True,
-            decoder_sparse_step=1,
-            mlp_only_layers=[],
-            **common,
-        )
+        return moe_config(arch, common)
     if arch.qk_norm:
         return transformers.Qwen3Config(head_dim=arch.dim, **common)
     if arch.qkv_bias:
         return transformers.Qwen2Config(**common)
     return transformers.LlamaConfig(**common)
+
+
+def moe_config(arch: Architecture, common: dict[str, Any]) -> Any:
+    """Qwen3-MoE, Qwen2-MoE or OLMoE, every layer sparse, as their config.json files have it."""
+    import transformers
+
+    routed = {"num_experts": arch.experts, "num_experts_per_tok": arch.experts_per_token}
+    if arch.qk_norm_whole:  # OLMoE: its experts are intermediate_size wide
+        return transformers.OlmoeConfig(**{**common, "intermediate_size": arch.moe_intermediate}, **routed)
+    if arch.shared_gate:
+        return transformers.Qwen2MoeConfig(
+            moe_intermediate_size=arch.moe_intermediate,
+            shared_expert_intermediate_size=arch.shared_experts * arch.moe_intermediate,
+            norm_topk_prob=False,
+            decoder_sparse_step=1,
+            mlp_only_layers=[],
+            **routed,
+            **common,
+        )
+    if not arch.qk_norm or arch.shared_experts or arch.mla:
+        raise SystemExit(f"measure_memory: {arch.name}: only Qwen3-MoE, Qwen2-MoE and OLMoE shapes are built")
+    return transformers.Qwen3MoeConfig(
+        head_dim=arch.dim,
+        moe_intermediate_size=arch.moe_intermediate,
+        norm_topk_prob=True,
+        decoder_sparse_step=1,
+        mlp_only_layers=[],
+        **routed,
+        **common,
+    )
 
 
 def moment_figures(found: Result, name: str) -> tuple[float, float]:
@@ -485,6 +503,9 @@ def measure(args: argparse.Namespace, peak: DevicePeak, context: float) -> list[
             print(f"{model}: not a bundled model", file=sys.stderr)
             continue
         for rank in args.lora_rank:
+            if rank and arch.experts:  # transformers 5 keeps each layer's experts in fused tensors
+                print(f"{model}: LoRA skipped: PEFT's target_modules reach no expert of a fused MoE", file=sys.stderr)
+                continue
             for micro_batch in args.micro_batch:
                 found = estimated(settings(model, rank, micro_batch, args))
                 for moment, measured in measure_trainer(arch, rank, micro_batch, args, peak).items():

@@ -59,11 +59,17 @@ class Architecture:
     head_dim: int = 0
     """0: hidden / heads."""
     qk_norm: bool = False
+    qk_norm_whole: bool = False
+    """The q and k norms span every head (OLMoE's RMSNorm over heads x head_dim), not one head's width."""
     # mixture of experts (0 experts: a dense model)
     experts: int = 0
     experts_per_token: int = 0
     moe_intermediate: int = 0
     shared_experts: int = 0
+    """The shared expert's width in routed experts' widths: one MLP sees every token (DeepSeek's
+    ``n_shared_experts``; Qwen2-MoE's ``shared_expert_intermediate_size`` / ``moe_intermediate_size``)."""
+    shared_gate: bool = False
+    """The shared expert's output is scaled by a gate of its own (Qwen2-MoE's ``shared_expert_gate``)."""
     dense_layers: int = 0
     """The first layers that keep a dense MLP (DeepSeek's ``first_k_dense_replace``)."""
     router_bias: bool = False
@@ -103,7 +109,7 @@ class Architecture:
         if self.qkv_bias:
             count += h * hd + 2 * kv * hd
         if self.qk_norm:
-            count += 2 * hd
+            count += (h + kv) * hd if self.qk_norm_whole else 2 * hd
         return count
 
     def dense_mlp_params(self) -> int:
@@ -114,7 +120,7 @@ class Architecture:
         routed = self.experts_per_token if active else self.experts
         count = (routed + self.shared_experts) * 3 * self.hidden * self.moe_intermediate
         count += self.hidden * self.experts + (self.experts if self.router_bias else 0)
-        return count
+        return count + (self.hidden if self.shared_gate else 0)
 
     def layer_params(self, index: int, active: bool = False) -> int:
         mlp = self.dense_mlp_params() if not self.experts or index < self.dense_layers else self.moe_params(active)
@@ -176,11 +182,13 @@ class Architecture:
         attention = sum(i + o for name, (i, o) in self.attention_modules().items() if name in targets)
         total = 0
         for index in range(self.layers):
-            dense = not self.experts or index < self.dense_layers
-            width = self.intermediate if dense else self.moe_intermediate
-            copies = 1 if dense else self.experts + self.shared_experts
-            mlp = sum(self.hidden + width for name in MLP_MODULES if name in targets)  # d->f, d->f, f->d
-            total += attention + copies * mlp
+            total += attention
+            if not self.experts or index < self.dense_layers:
+                total += _mlp_adapted(self.hidden, self.intermediate, targets)
+                continue
+            total += self.experts * _mlp_adapted(self.hidden, self.moe_intermediate, targets)
+            if self.shared_experts:  # one MLP, as wide as that many experts
+                total += _mlp_adapted(self.hidden, self.shared_experts * self.moe_intermediate, targets)
         return total
 
     def attention_modules(self) -> dict[str, tuple[int, int]]:
@@ -235,6 +243,11 @@ class Architecture:
 @functools.lru_cache(maxsize=256)
 def _adapted(arch: Architecture, targets: frozenset[str]) -> int:
     return arch._adapted(targets)
+
+
+def _mlp_adapted(hidden: int, width: int, targets: frozenset[str]) -> int:
+    """The sum of (d_in + d_out) over a gated MLP's adapted projections: d->f, d->f and f->d."""
+    return sum(hidden + width for name in MLP_MODULES if name in targets)
 
 
 _EVERY_MODULE = (
@@ -300,6 +313,15 @@ BUNDLED: dict[str, Architecture] = {
             experts=128, experts_per_token=8, moe_intermediate=768, published=30_532_122_624,
         ),
         Architecture(
+            "Qwen1.5-MoE-A2.7B", 2048, 24, 16, 16, 5632, 151936, qkv_bias=True, experts=60,
+            experts_per_token=4, moe_intermediate=1408, shared_experts=4, shared_gate=True,
+            published=14_315_784_192,
+        ),
+        Architecture(
+            "OLMoE-1B-7B-0924", 2048, 16, 16, 16, 1024, 50304, qk_norm=True, qk_norm_whole=True, experts=64,
+            experts_per_token=8, moe_intermediate=1024, published=6_919_161_856,
+        ),
+        Architecture(
             "Mixtral-8x7B", 4096, 32, 32, 8, 14336, 32000, experts=8, experts_per_token=2,
             moe_intermediate=14336, published=46_702_792_704,
         ),
@@ -342,6 +364,7 @@ SHAPE_BOUNDS: dict[str, tuple[int, int]] = {
     "num_experts_per_tok": (0, 1 << 16),
     "moe_intermediate_size": (0, 1 << 21),
     "n_shared_experts": (0, 1 << 10),
+    "shared_expert_intermediate_size": (0, 1 << 24),
     "first_k_dense_replace": (0, 4096),
     "q_lora_rank": (0, 1 << 18),
     "kv_lora_rank": (0, 1 << 18),
@@ -437,6 +460,8 @@ def from_config(path: Path) -> Architecture:
     intermediate = _int(config, "intermediate_size", 0 if experts else None, where)
     # Mixtral's experts are intermediate_size wide; Qwen-MoE and DeepSeek name it moe_intermediate_size.
     moe_intermediate = _int(config, "moe_intermediate_size", intermediate if experts else 0, where)
+    # Qwen2-MoE gives its shared expert a width of its own (a whole number of experts' in its releases)
+    shared = _int(config, "shared_expert_intermediate_size", 0, where) if experts else 0
     vision = outer.get("vision_config")
     return Architecture(
         name=path.parent.name or path.name,
@@ -449,11 +474,13 @@ def from_config(path: Path) -> Architecture:
         tied=bool(config.get("tie_word_embeddings", outer.get("tie_word_embeddings", False))),
         qkv_bias=model_type in QKV_BIAS_TYPES or config.get("attention_bias") is True,
         head_dim=head_dim,
-        qk_norm=model_type in ("qwen3", "qwen3_moe"),
+        qk_norm=model_type in ("qwen3", "qwen3_moe", "olmoe"),
+        qk_norm_whole=model_type == "olmoe",
         experts=experts,
         experts_per_token=min(_int(config, "num_experts_per_tok", 0, where), experts),
         moe_intermediate=moe_intermediate,
-        shared_experts=_int(config, "n_shared_experts", 0, where),
+        shared_experts=_int(config, "n_shared_experts", 0, where) or shared // max(moe_intermediate, 1),
+        shared_gate=bool(shared) and model_type == "qwen2_moe",
         dense_layers=min(_int(config, "first_k_dense_replace", 0, where), layers),
         router_bias=model_type in ("deepseek_v3",),
         q_lora_rank=_int(config, "q_lora_rank", 0, where),

@@ -141,16 +141,20 @@ def routed(arch: Architecture, plan: Plan, count: Tokens, expected: bool, layers
     gather each expert's tokens (``hidden_states[None, top_x]``), run the expert's gated MLP
     and scale its output by the routing weight: per routed copy the gathered input and the
     scaled output (``2·d``) and the gate, up, activation and product (``4·f_e``) are kept
-    for the backward pass, in bf16; a shared expert (DeepSeek's) sees every token, one copy
-    more.  A routed layer has no dense MLP, so with every layer's activations kept these
+    for the backward pass, in bf16; a shared expert (DeepSeek's, Qwen2-MoE's) sees every token,
+    one copy more, as wide as it is.  A routed layer has no dense MLP, so with every layer's activations kept these
     copies replace Korthikanti et al.'s MLP share (:data:`DENSE_MLP_BYTES`); the layer being
     recomputed keeps the whole 34, the largest layer's.  The floor counts none: a step can
     route its few tokens anywhere.
     """
     if not expected or not arch.experts or arch.size_only or layers < 1:
         return []
-    copy = 2 * (MOE_COPY_HIDDEN * arch.hidden + MOE_COPY_INTERMEDIATE * arch.moe_intermediate)
-    per_token = (arch.experts_per_token + arch.shared_experts) * copy / split(plan)
+
+    def copy(width: int) -> int:  # bf16: the hidden-wide and the expert-wide tensors kept
+        return 2 * (MOE_COPY_HIDDEN * arch.hidden + MOE_COPY_INTERMEDIATE * width)
+
+    shared = copy(arch.shared_experts * arch.moe_intermediate) if arch.shared_experts else 0
+    per_token = (arch.experts_per_token * copy(arch.moe_intermediate) + shared) / split(plan)
     name = f"activations: tokens routed to their top-{arch.experts_per_token} experts"
     return [Term("train", name, per_token * count.all * layers)]
 
