@@ -112,6 +112,45 @@ def test_mixtrals_num_local_experts_counts_every_expert(tmp_path: Path) -> None:
     assert arch.params(active=True) == 46_702_792_704 - 6 * 32 * 3 * 4096 * 14336  # two experts of eight per token
 
 
+# The fields of Qwen1.5-MoE-A2.7B's and OLMoE-1B-7B-0924's config.json files that shape a count.
+QWEN2_MOE_CONFIG = {
+    "model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "intermediate_size": 5632, "vocab_size": 151936, "num_experts": 60,
+    "num_experts_per_tok": 4, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+}  # fmt: skip
+OLMOE_CONFIG = {
+    "model_type": "olmoe", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 16,
+    "num_key_value_heads": 16, "intermediate_size": 1024, "vocab_size": 50304, "num_experts": 64,
+    "num_experts_per_tok": 8,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("config", "name", "active"),
+    [
+        (QWEN2_MOE_CONFIG, "Qwen1.5-MoE-A2.7B", 2_689_173_504),  # "2.7B activated"
+        (OLMOE_CONFIG, "OLMoE-1B-7B-0924", 1_282_017_280),  # "1.3B active"
+    ],
+)
+def test_a_qwen2_moe_shared_expert_and_olmoes_norms_are_counted(
+    tmp_path: Path, config: dict[str, object], name: str, active: int
+) -> None:
+    """Qwen2-MoE's shared expert has a width and a gate of its own (without them the count was
+    830 million short); OLMoE normalises q and k over every head, not one head's width."""
+    arch, known = from_config(write(tmp_path, config)), bundled(name)
+    assert known is not None and arch.params() == known.published and arch.params(active=True) == active
+    assert arch.lora_params(32) == known.lora_params(32)
+
+
+def test_a_shared_expert_is_adapted_as_one_mlp_as_wide_as_its_experts() -> None:
+    arch = bundled("Qwen1.5-MoE-A2.7B")
+    assert arch is not None
+    d, f, shared = 2048, 1408, 5632
+    attention = 4 * (d + d)
+    per_layer = attention + 60 * 3 * (d + f) + 3 * (d + shared)
+    assert arch.lora_params(1) == 24 * per_layer
+
+
 @pytest.mark.parametrize(
     ("model_type", "vision", "tower", "total"),
     [
@@ -927,6 +966,17 @@ def test_a_mixture_of_experts_counts_its_routed_copies() -> None:
     assert not any("routed" in t.name for m in found.floor.moments for t in m.terms)
     dense = estimate(BUNDLED["qwen2.5-7b"], plan).expected
     assert not any("routed" in t.name for m in dense.moments for t in m.terms)
+
+
+def test_a_shared_expert_keeps_one_copy_as_wide_as_it_is() -> None:
+    """Qwen2-MoE's shared expert is one MLP of four experts' width: one hidden-wide copy per token."""
+    arch = BUNDLED["qwen1.5-moe-a2.7b"]
+    plan = Plan(task="GRPO", gpus=8, device="H100", device_gib=DEVICES["H100"], micro_batch_per_gpu=8)
+    update = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's update")
+    routed = [t.bytes for t in update.terms if t.name.startswith("activations: tokens routed")]
+    top4 = 4 * 2 * (2 * 2048 + 4 * 1408)
+    shared = 2 * (2 * 2048 + 4 * 5632)
+    assert routed == [(top4 + shared) * 8 * (512 + 1024)]
 
 
 def test_a_named_frameworks_silent_setting_is_its_own_default() -> None:
