@@ -479,13 +479,13 @@ def test_a_finding_names_the_inherited_config_it_comes_from(nemo: Path, capsys: 
     text = data("7B", {**row_, "script": NEMO_LAUNCHER}) + "    env:\n      NRL_QWEN25_7B_CKPT: Qwen/Qwen2.5-7B\n"
     (nemo / "data" / "7b.yaml").write_text(text, encoding="utf-8")
     found = [f for f in lint(capsys, "--scripts", "tests") if f["code"] == "rlresources.script_gpus"]
-    # cluster.num_nodes is line 62 of the base config the recipe inherits, not of the launcher.
+    # cluster.num_nodes is line 63 of the base config the recipe inherits, not of the launcher.
     assert [f["message"] for f in found] == [
-        "row says gpus 16 but examples/configs/grpo_base.yaml:62 runs cluster.num_nodes × cluster.gpus_per_node "
+        "row says gpus 16 but examples/configs/grpo_base.yaml:63 runs cluster.num_nodes × cluster.gpus_per_node "
         "= 8 GPUs; fix the row or the script"
     ]
     run = read("nemorl", NEMO_LAUNCHER)
-    assert (run.gpus.file, run.gpus.line) == ("examples/configs/grpo_base.yaml", 62)
+    assert (run.gpus.file, run.gpus.line) == ("examples/configs/grpo_base.yaml", 63)
 
 
 def test_a_rows_model_is_held_against_its_model_id(nemo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1096,3 +1096,32 @@ def test_nemo_rls_dtensor_tensor_parallelism_splits_the_vocabulary() -> None:
     assert logits(plan) == pytest.approx(logits(replace(plan, vocab_parallel=False)) / 8)
     # verl's FSDP has no tensor parallelism of its own to split it
     assert not verl_plan("Qwen3-32B", "H100")[1].vocab_parallel
+
+
+def test_nemo_rls_log_prob_passes_take_their_own_token_budget() -> None:
+    """NeMo-RL's ``logprob_mb_tokens`` defaults to the sequence cap times ``logprob_batch_size``, apart
+    from ``train_mb_tokens``: a run that leaves it unsaid scores four sequences' tokens at once where
+    its update takes one (PR #3093 lowered the batch to 2 for that), as it says it where it does."""
+
+    def settings(framework: str, **said: Any) -> Run:
+        return Run(
+            framework=framework,
+            dynamic_batch=Found(True, Origin.SET, 1, ""),
+            max_token_len_per_gpu=Found(4096, Origin.SET, 1, ""),
+            log_prob_micro_batch_per_gpu=Found(4, Origin.SET, 1, ""),
+            max_total_length=Found(4096, Origin.SET, 1, ""),
+            **{k: Found(v, Origin.SET, 1, "") for k, v in said.items()},
+        )
+
+    row = Row("Qwen2.5-7B", None, "7B", "GRPO", 8, "fsdp", "vllm")
+    plan = plan_for_row(row, settings("nemo-rl"), "H100", 79.6)
+    assert (plan.max_token_len_per_gpu, plan.log_prob_max_token_len_per_gpu) == (4096, 16384)
+    written = plan_for_row(row, settings("nemo-rl", log_prob_max_token_len_per_gpu=8192), "H100", 79.6)
+    assert written.log_prob_max_token_len_per_gpu == 8192
+    assert plan_for_row(row, settings("verl"), "H100", 79.6).log_prob_max_token_len_per_gpu is None
+
+    def logits(found: Plan) -> float:
+        moment = next(m for m in estimate(BUNDLED["qwen2.5-7b"], found).expected.moments if "log-prob" in m.name)
+        return sum(t.bytes for t in moment.terms if t.name.startswith("logits"))
+
+    assert logits(plan) == pytest.approx(4 * logits(replace(plan, log_prob_max_token_len_per_gpu=4096)))

@@ -51,6 +51,7 @@ QWEN7B = {
     "response_length": 4096,
     "max_total_length": 4096,
     "max_token_len_per_gpu": 8192,
+    "log_prob_max_token_len_per_gpu": 8192,
     "gradient_checkpointing": True,
 }
 
@@ -67,15 +68,24 @@ def test_the_base_config_resolves_its_own_references() -> None:
         prompt_length=1024,  # ${policy.max_total_sequence_length}
         response_length=1024,
         max_token_len_per_gpu=2048,  # ${mul:${policy.max_total_sequence_length}, ${policy.train_micro_batch_size}}
+        log_prob_max_token_len_per_gpu=2048,  # ${mul:..., ${policy.logprob_batch_size}}, which is train_micro's
     )
     assert run.framework == "nemo-rl" and run.problems == ()
+
+
+def test_the_log_prob_passes_take_their_own_token_budget() -> None:
+    """``logprob_mb_tokens`` is read beside ``train_mb_tokens``; left to the base config it follows
+    ``logprob_batch_size``, so the log-prob passes of a recipe that raises it hold more tokens."""
+    run = read("nemorl", R + "grpo-qwen3-30ba3b-4n8g-logprob4.yaml")
+    assert (run.max_token_len_per_gpu.value, run.log_prob_max_token_len_per_gpu.value) == (4096, 16384)
+    assert run.log_prob_max_token_len_per_gpu.line  # the base's line that wrote it
 
 
 def test_a_recipe_merges_over_its_parent_relative_to_itself() -> None:
     run = read("nemorl", R + "grpo-qwen2.5-7b-1n8g-fsdp2tp1.yaml")
     settled(run, QWEN7B)
     assert (run.gpus_per_node.line, run.gpus_per_node.file) == (11, "")  # the recipe's own line
-    assert (run.nodes.line, run.nodes.file) == (62, "examples/configs/grpo_base.yaml")  # inherited
+    assert (run.nodes.line, run.nodes.file) == (63, "examples/configs/grpo_base.yaml")  # inherited
     assert run.gpus.origin is Origin.DERIVED
     assert roles(run) == [("trainer", 8, 1, 8, ""), ("rollout", 8, 1, 8, "trainer")]
 
@@ -106,6 +116,7 @@ def test_megatron_with_peft_and_an_sglang_rollout() -> None:
         prompt_length=1024,
         response_length=1024,
         max_token_len_per_gpu=2048,
+        log_prob_max_token_len_per_gpu=2048,
         param_offload=None,  # cpu_offload belongs to DTensor
         optimizer_offload=None,  # the base does not set megatron_cfg.optimizer
         offload_mode=None,  # CPU Adam or not is unknown: neither NeMo-RL's order nor compute is assumed

@@ -222,6 +222,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
     if engine != NO_ENGINE and not rollout_gpus:
         defaulted += _generation_offload(values, facts, assumed)
+    log_prob_budget = _log_prob_budget(run, values, facts, cap, ignored)
     return Plan(
         task=row.task,
         gpus=row.gpus,
@@ -246,6 +247,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         reward_gpus=reward_gpus,
         reward_with_critic=reward_with_critic,
         max_total_length=None if cap is None else int(cap),
+        log_prob_max_token_len_per_gpu=log_prob_budget,
         zero_stage=zero_stage,
         assumed=tuple(assumed),
         framework=run.framework if defaulted else None,
@@ -281,6 +283,21 @@ def _generation_offload(values: dict[str, Any], facts: Vocabulary, assumed: list
     values.update(decided)
     assumed[:] = [name for name in assumed if name not in decided]
     return list(decided)
+
+
+def _log_prob_budget(run: Run, values: dict[str, Any], facts: Vocabulary, cap: Any, ignored: list[str]) -> int | None:
+    """The log-prob passes' own token budget: as the run says it, else its framework's default where
+    that is the sequence cap times the log-prob batch (:attr:`Vocabulary.log_prob_budget_per_sequence`,
+    NeMo-RL's ``logprob_mb_tokens``); None: the update's budget."""
+    said = run.log_prob_max_token_len_per_gpu.value
+    if said is not None:
+        if _fits("max_token_len_per_gpu", said):
+            return int(said)
+        ignored.append(f"log_prob_max_token_len_per_gpu={str(said)[:20]}")
+    batch = values["log_prob_micro_batch_per_gpu"]
+    if not (facts.log_prob_budget_per_sequence and values["dynamic_batch"] and cap and batch):
+        return None
+    return int(cap) * int(batch)
 
 
 def _offloads_activations(run: Run, facts: Vocabulary, backend: str) -> bool:

@@ -62,13 +62,17 @@ class Tokens:
     padded: bool
 
 
-def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None, gpus: int | None = None) -> Tokens:
+def tokens(
+    plan: Plan, micro: int, expected: bool, prompts: int | None, gpus: int | None = None, *, log_prob: bool = False
+) -> Tokens:
     """The fewest tokens a micro-batch can hold (the floor), or the expected number.
 
     ``prompts`` (the mini-batch or the step's batch) caps the sequences a GPU can have:
     ``prompts * rollout_n`` sequences spread over the data-parallel groups of ``gpus``
-    (the trainer's, unless a pass runs on GPUs of its own).
+    (the trainer's, unless a pass runs on GPUs of its own).  ``log_prob``: a forward-only
+    pass, which takes the log-prob passes' own token budget where the plan has one.
     """
+    budget = (log_prob and plan.log_prob_max_token_len_per_gpu) or plan.max_token_len_per_gpu
     split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
     prompt, response = plan.lengths
     full = prompt + response
@@ -87,8 +91,8 @@ def tokens(plan: Plan, micro: int, expected: bool, prompts: int | None, gpus: in
     available = None
     if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
         available = max(1.0, prompts * plan.rollout_n * split / max(gpus or plan.train_gpus, 1))
-    if plan.dynamic_batch and plan.max_token_len_per_gpu:
-        count = float(plan.max_token_len_per_gpu)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
+    if plan.dynamic_batch and budget:
+        count = float(budget)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
         if available is not None:
             count = min(count, available * sequence / split)
         count = max(count, sequence / split)  # a longer sequence still makes a micro-batch of its own

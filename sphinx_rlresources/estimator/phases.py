@@ -114,8 +114,9 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
 
     micro = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size)
     log_prob = tokens(
-        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size
-    )
+        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
+        log_prob=True,
+    )  # fmt: skip
     gathered = _gathered(arch, plan)
     later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
     states_back = [*params_back, *optimizer_back]
@@ -206,7 +207,7 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
     terms = _offloaded(found, plan, name, weights, per_node) if offloaded else [Term("train", name, weights)]
     count = tokens(
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
-        plan.ref_gpus,
+        plan.ref_gpus, log_prob=True,
     )  # fmt: skip
     terms += [*_gathered(arch, plan), *forward(arch, plan, count, expected, entropy=False)]
     return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
@@ -267,7 +268,7 @@ def _own_reward(arch: Architecture, plan: Plan, expected: bool) -> Moment:
     name = f"reward model (bf16, {_shard(sharded)} over its {plan.reward_gpus} GPUs)"
     count = tokens(
         plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
-        plan.reward_gpus,
+        plan.reward_gpus, log_prob=True,
     )  # fmt: skip
     terms = [Term("train", name, weights), *_gathered(arch, plan), *forward(arch, plan, count, expected, None)]
     return _pool("the reward model's forward pass, on its own GPUs", arch, terms, expected)

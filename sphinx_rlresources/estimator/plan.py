@@ -113,6 +113,9 @@ class Plan:
     dynamic_batch: bool = False
     max_token_len_per_gpu: int | None = None
     """With dynamic batching, the token budget of one micro-batch per GPU."""
+    log_prob_max_token_len_per_gpu: int | None = None
+    """With dynamic batching, the forward-only log-prob passes' own token budget (NeMo-RL's
+    ``logprob_mb_tokens``); None: as ``max_token_len_per_gpu``."""
     remove_padding: bool = True
     rollout_n: int = 1
     train_batch_size: int | None = None

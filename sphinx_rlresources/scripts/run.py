@@ -192,6 +192,10 @@ class Run:
     log_prob_micro_batch_per_gpu: Found[int] = UNKNOWN
     dynamic_batch: Found[bool] = UNKNOWN
     max_token_len_per_gpu: Found[int] = UNKNOWN
+    log_prob_max_token_len_per_gpu: Found[int] = UNKNOWN
+    """The forward-only log-prob passes' own token budget, where the framework has one apart from the
+    update's (NeMo-RL's ``logprob_mb_tokens``); unknown: as the update's, unless the framework's
+    vocabulary derives it."""
     remove_padding: Found[bool] = UNKNOWN
     """Whether sequences are packed without padding (verl's ``use_remove_padding``): only then
     does a micro-batch hold as few tokens as its real lengths, which the memory floor assumes

@@ -70,6 +70,10 @@ VOCABULARY = Vocabulary(
     # the log-probs from the vocabulary-parallel logits (get_logprobs_from_vocab_parallel_logits,
     # nemo_rl/distributed/model_utils.py:1558), at NVIDIA-NeMo/RL@7ea279a.
     vocab_parallel=True,
+    # With dynamic batching or sequence packing, the log-prob passes take logprob_mb_tokens, which
+    # examples/configs/grpo_math_1B.yaml sets to ${mul:${policy.max_total_sequence_length},
+    # ${policy.logprob_batch_size}} beside train_mb_tokens (nemo_rl/models/policy/lm_policy.py:475).
+    log_prob_budget_per_sequence=True,
     # Colocated generation moves the model and the optimizer to the CPU whatever cpu_offload says,
     # and brings them back for their own phase (nemo_rl/models/policy/workers: prepare_for_training,
     # offload_before_refit, offload_after_refit; grpo.py refit_policy_generation).
@@ -389,7 +393,8 @@ class _Reader:
             micro_batch_per_gpu=m.found(KEYS["micro_batch_per_gpu"], as_int),
             log_prob_micro_batch_per_gpu=m.found(KEYS["log_prob_micro_batch_per_gpu"], as_int),
             dynamic_batch=m.found(f"{P}.dynamic_batching.enabled", as_bool),
-            max_token_len_per_gpu=self._token_budget(),
+            max_token_len_per_gpu=self._token_budget("train_mb_tokens"),
+            log_prob_max_token_len_per_gpu=self._token_budget("logprob_mb_tokens"),
             rollout_n=first(
                 m.found("grpo.num_generations_per_prompt", as_int),
                 m.found("distillation.num_generations_per_prompt", as_int),
@@ -499,11 +504,12 @@ class _Reader:
             return Found(False, Origin.DERIVED, 0, "no value model outside PPO")
         return UNKNOWN
 
-    def _token_budget(self) -> Found[int]:
+    def _token_budget(self, key: str) -> Found[int]:
+        """``train_mb_tokens`` or ``logprob_mb_tokens`` of the batching block that is on."""
         for block in ("dynamic_batching", "sequence_packing"):
             enabled = self.m.found(f"{P}.{block}.enabled", as_bool)
             if enabled.value:
-                return self.m.found(f"{P}.{block}.train_mb_tokens", as_int)
+                return self.m.found(f"{P}.{block}.{key}", as_int)
         return UNKNOWN
 
     def _optimizer_offload(self, backend: Found[str], offload: Found[bool]) -> Found[bool]:

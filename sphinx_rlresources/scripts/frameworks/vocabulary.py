@@ -92,6 +92,10 @@ class Vocabulary:
     """Whether colocated generation moves the trainer's parameters and optimizer states to host
     memory whatever its offload switches say, and brings each back for its own phase (NeMo-RL's
     weight sync): the ``phase`` offload of both, unless a switch offloads them already."""
+    log_prob_budget_per_sequence: bool = False
+    """Whether its log-prob passes' token budget, left unsaid, is the sequence cap times their batch
+    (NeMo-RL's ``logprob_mb_tokens: ${mul:max_total_sequence_length, logprob_batch_size}``), not the
+    update's budget."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Settings (``Run`` fields) its own config gives a run whose script or flags say nothing of
     them (verl's FSDP offload: off).  The estimator takes them for the expected peak only; the
