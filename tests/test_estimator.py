@@ -1125,3 +1125,22 @@ def test_nemo_rls_log_prob_passes_take_their_own_token_budget() -> None:
         return sum(t.bytes for t in moment.terms if t.name.startswith("logits"))
 
     assert logits(plan) == pytest.approx(4 * logits(replace(plan, log_prob_max_token_len_per_gpu=4096)))
+
+
+def test_megatron_brings_its_offloaded_parameters_back_even_with_a_cpu_optimizer() -> None:
+    """Megatron computes with its parameters on the GPU: with Adam on the host (``compute``) the
+    parameters still come back for each phase, while the optimizer's states never do; an FSDP2
+    trainer offloaded in ``compute`` mode keeps both, and its gradients, on the host."""
+    arch = BUNDLED["qwen2.5-7b"]
+    plan = Plan(
+        task="GRPO", gpus=4, device="H100", device_gib=DEVICES["H100"], train_backend="megatron", train_tp=4,
+        param_offload=True, optimizer_offload=True, offload_mode="compute", param_bytes=2,
+    )  # fmt: skip
+    update = next(m for m in estimate(arch, plan).floor.moments if m.name.startswith("the actor's update"))
+    names = [t.name for t in update.terms]
+    assert any(n.startswith("actor parameters") and n.endswith("<- host") for n in names)
+    assert not any(n.startswith("optimizer states") for n in names)
+    assert any(n.startswith("gradients") for n in names)
+    fsdp = replace(plan, train_backend="fsdp", train_tp=1)
+    fsdp_update = next(m for m in estimate(arch, fsdp).floor.moments if m.name.startswith("the actor's update"))
+    assert not any(t.name.startswith(("actor parameters", "gradients")) for t in fsdp_update.terms)

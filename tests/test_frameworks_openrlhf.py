@@ -319,3 +319,17 @@ def test_an_elided_command_takes_no_default() -> None:
         "model": "meta-llama/Meta-Llama-3-8B",
     }
     assert run.gpus.value is None
+
+
+def test_the_experience_makers_passes_take_the_rollout_token_budget() -> None:
+    """``--rollout.max_tokens_per_gpu`` batches the log-prob passes (train_ppo_ray.py:360, and :651-653
+    sets it to the train budget when unsaid), apart from ``--train.max_tokens_per_gpu``."""
+    text = (
+        "python3 -m openrlhf.cli.train_ppo_ray --actor.num_gpus_per_node 4 --train.dynamic_batch_enable \\\n"
+        "  --train.max_tokens_per_gpu 16192 --rollout.max_tokens_per_gpu 32768 --ds.ring_attn_size 2\n"
+    )
+    run = read_file(text, "x.sh")
+    assert (run.max_token_len_per_gpu.value, run.log_prob_max_token_len_per_gpu.value) == (16192, 32768)
+    assert run.train_cp.value == 2
+    unsaid = read_file(text.replace(" --rollout.max_tokens_per_gpu 32768", ""), "x.sh")
+    assert unsaid.log_prob_max_token_len_per_gpu.value is None

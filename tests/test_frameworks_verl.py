@@ -430,3 +430,18 @@ def test_an_engine_named_by_the_scripts_first_argument_is_its_default_when_run_w
     )
     run = read_file(script, "examples/grpo_trainer/run_x.sh")
     assert (run.engine.value, run.engine.origin, run.engine.line) == ("vllm", Origin.SCRIPT_DEFAULT, 5)
+
+
+def test_megatrons_cpu_optimizer_keeps_adam_on_the_host() -> None:
+    """``optim.override_optimizer_config.optimizer_cpu_offload`` (Megatron Core's OptimizerConfig, as
+    verl's 96 GB DeepSeek and Qwen3 MoE examples set it with ``+``): Adam steps on the host."""
+    text = (
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.actor.strategy=megatron \\\n"
+        "  +actor_rollout_ref.actor.optim.override_optimizer_config.optimizer_cpu_offload=True \\\n"
+        "  actor_rollout_ref.actor.megatron.param_offload=True\n"
+    )
+    run = read_file(text, "x.sh")
+    assert (run.optimizer_offload.value, run.offload_mode.value) == (True, "compute")
+    assert run.optimizer_offload.line == 2
+    fsdp = read_file(text.replace("strategy=megatron", "strategy=fsdp"), "x.sh")
+    assert fsdp.offload_mode.value != "compute"  # a Megatron key, not read for FSDP

@@ -44,8 +44,9 @@ MEMORY_POINTS = (
     "heldout_runs2.csv",
     "heldout_runs3.csv",
     "heldout_runs4.csv",
+    "heldout_runs5.csv",
 )
-"""The validation sets the docs may draw: published runs, the runs measured on a GPU, and the four
+"""The validation sets the docs may draw: published runs, the runs measured on a GPU, and the five
 sets of published runs held out from every figure's tuning when they were gathered."""
 
 
@@ -92,7 +93,7 @@ def _breakable(text: str) -> list[nodes.Node]:
     """
     parts: list[nodes.Node] = []
     for word in re.split(r"(\s+)", text):
-        if re.fullmatch(r"[0-9a-f]{16,}[,;:.)]?", word):  # a commit hash (and its punctuation), in eights
+        if re.fullmatch(r"[0-9a-f]{16,}[,;:.)]{0,3}", word):  # a commit hash (and its punctuation), in eights
             pieces = [word[start : start + 8] for start in range(0, len(word), 8)]
         elif len(word) > 14 and not re.fullmatch(r"[\d,.]+", word):
             pieces = _BREAK_AFTER.split(word)

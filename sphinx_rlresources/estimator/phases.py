@@ -86,14 +86,17 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     per_node = min(plan.gpus, plan.gpus_per_node)
     states = _States(arch, plan, trainer)
 
-    def place(name: str, per_gpu: float, offloaded: bool) -> list[Term]:
+    def place(name: str, per_gpu: float, offloaded: bool, by_phase: bool = False) -> list[Term]:
         """A state: resident, or in host memory; what comes back to the GPU for its own moments (phase mode)."""
         if not offloaded:
             found.resident.append(Term("resident", name, per_gpu))
             return []
-        return _offloaded(found, plan, name, per_gpu, per_node)
+        return _offloaded(found, plan, name, per_gpu, per_node, by_phase)
 
-    params_back = place(states.actor_name, states.actor_params, plan.param_offload)
+    # Megatron computes with its parameters on the GPU: offloaded, they come back for their phase
+    # even where its optimizer steps on the host (optimizer_cpu_offload, the ``compute`` mode).
+    megatron = plan.train_backend == "megatron"
+    params_back = place(states.actor_name, states.actor_params, plan.param_offload, by_phase=megatron)
     if plan.param_offload and plan.compute_copy:  # prime-rl's full_offload: bf16 weights stay to compute with
         found.resident.append(Term("resident", COMPUTE_COPY_TERM, 2 * states.actor_params / plan.param_bytes))
     optimizer_back = place(states.optimizer_name, states.optimizer, plan.optimizer_offload)
@@ -107,7 +110,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         critic_back = place("critic parameters (sharded)", states.critic_params, plan.param_offload)
         critic_back += place("critic optimizer states (sharded)", states.critic_optimizer, plan.optimizer_offload)
     gradients: list[Term] = []
-    if plan.offload_mode != "phase" and plan.param_offload:  # FSDP2's CPU offload keeps gradients there too
+    if plan.offload_mode != "phase" and plan.param_offload and not megatron:  # FSDP2's CPU offload: gradients too
         found.host.append(Term("host", f"{states.gradient_name}, offloaded", states.gradients * per_node))
     else:
         gradients = [Term("train", states.gradient_name, states.gradients)]
@@ -213,12 +216,15 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
     return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
 
 
-def _offloaded(found: Estimate, plan: Plan, name: str, per_gpu: float, per_node: int) -> list[Term]:
+def _offloaded(
+    found: Estimate, plan: Plan, name: str, per_gpu: float, per_node: int, by_phase: bool = False
+) -> list[Term]:
     """A state offloaded to host memory (each node holds its GPUs' shares), and what comes back to the
-    GPU for its own moments: the state itself with offload by phase, nothing when the GPU computes
-    from host memory (``compute``) or only the optimizer's step brings it back (``step``)."""
+    GPU for its own moments: the state itself with offload by phase (or ``by_phase`` whatever the
+    mode), nothing when the GPU computes from host memory (``compute``) or only the optimizer's
+    step brings it back (``step``)."""
     found.host.append(Term("host", f"{name}, offloaded", per_gpu * per_node))
-    return [Term("train", f"{name} <- host", per_gpu)] if plan.offload_mode == "phase" else []
+    return [Term("train", f"{name} <- host", per_gpu)] if by_phase or plan.offload_mode == "phase" else []
 
 
 def _frozen(arch: Architecture, plan: Plan, gpus: int) -> tuple[bool, float]:

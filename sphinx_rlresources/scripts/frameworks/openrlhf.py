@@ -115,6 +115,10 @@ TABLE = Table(
             old=("train_max_tokens_per_gpu",),
             old_default=False,
         ),
+        # None: the train budget (train_ppo_ray.py:651-653 sets it so); the experience maker's passes take it
+        "rollout_max_tokens": Setting(
+            ("rollout.max_tokens_per_gpu",), as_int, None, f"{HEAD}:360", old=("rollout_max_tokens_per_gpu",)
+        ),
         "lora_rank": _flag("ds.lora.rank", "lora_rank", as_int, 0, "365 / 311"),
         "lora_targets": _flag("ds.lora.target_modules", "target_modules", as_text),
         "rollout_batch": _flag("rollout.batch_size", "rollout_batch_size", as_int, 1024, "373 / 319"),
@@ -332,6 +336,7 @@ class _Reader:
             log_prob_micro_batch_per_gpu=self.get("rollout_micro"),
             dynamic_batch=self.get("dynamic_batch"),
             max_token_len_per_gpu=self.get("max_tokens"),
+            log_prob_max_token_len_per_gpu=self.get("rollout_max_tokens"),
             rollout_n=self.get("n_samples"),
             optimizer_offload=adam_offload,
             # get_ds_train_config(offload=False, adam_offload=..., stage=...) in openrlhf/utils/deepspeed:

@@ -139,6 +139,13 @@ TABLE = Table(
         "param_offload (megatron)": Setting((f"{A}.megatron.param_offload",), as_bool, False, _MEGATRON + "47"),
         "optimizer_offload": Setting((f"{A}.fsdp_config.optimizer_offload",), as_bool, False, _FSDP + "32"),
         "optimizer_offload (megatron)": Setting((f"{A}.megatron.optimizer_offload",), as_bool, False, _MEGATRON + "49"),
+        # Megatron Core's OptimizerConfig.optimizer_cpu_offload: Adam's states and step on the host
+        "cpu_optimizer (megatron)": Setting(
+            (f"{A}.optim.override_optimizer_config.optimizer_cpu_offload",),
+            as_bool,
+            False,
+            "verl/trainer/config/_generated_ppo_megatron_trainer.yaml@b178a3c:28",
+        ),
         "ref_param_offload": Setting(
             ("actor_rollout_ref.ref.fsdp_config.param_offload",), as_bool, False, _FSDP + "246"
         ),
@@ -263,6 +270,9 @@ class _Reader:
         engine_config = " (megatron)" if backend.value == "megatron" else ""
         param_offload = self.get(f"param_offload{engine_config}")
         optimizer_offload = self.get(f"optimizer_offload{engine_config}")
+        cpu_optimizer = self.get("cpu_optimizer (megatron)") if engine_config else UNKNOWN
+        if cpu_optimizer.value:
+            optimizer_offload = cpu_optimizer
         policy = self.get("offload_policy")
         use_kl = either(
             self.get("use_kl_loss"),
@@ -312,7 +322,10 @@ class _Reader:
             optimizer_offload=optimizer_offload,
             ref_param_offload=self.get(f"ref_param_offload{engine_config}"),
             offload_mode=offload_mode(
-                ("compute", "", policy), ("phase", PHASE, param_offload), ("phase", PHASE, optimizer_offload)
+                ("compute", "Megatron's CPU optimizer: the step runs on the host", cpu_optimizer),
+                ("compute", "", policy),
+                ("phase", PHASE, param_offload),
+                ("phase", PHASE, optimizer_offload),
             ),
             gradient_checkpointing=self.get("gradient_checkpointing"),
             entropy_checkpointing=self.get("entropy_checkpointing"),
