@@ -445,3 +445,8 @@ def test_megatrons_cpu_optimizer_keeps_adam_on_the_host() -> None:
     assert run.optimizer_offload.line == 2
     fsdp = read_file(text.replace("strategy=megatron", "strategy=fsdp"), "x.sh")
     assert fsdp.offload_mode.value != "compute"  # a Megatron key, not read for FSDP
+    by_phase = read_file(text.replace("optimizer_cpu_offload=True", "optimizer_cpu_offload=False"), "x.sh")
+    assert (by_phase.offload_mode.value, by_phase.offload_mode.written) == (
+        "phase",
+        "verl's Megatron offload: states come back for their phase",
+    )

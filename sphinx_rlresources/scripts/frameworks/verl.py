@@ -191,7 +191,8 @@ TABLE = Table(
     },
     "{key}={value} (verl's default)",
 )
-PHASE = "verl's FSDP offload: states come back for their phase"
+PHASE = "verl's {} offload: states come back for their phase"
+"""How verl's ``param_offload``/``optimizer_offload`` work, for its FSDP or its Megatron backend."""
 ENGINES = {"dp": "fsdp", "megatron": "megatron", "torchtitan": "torchtitan", "veomni": "veomni"}
 
 
@@ -274,6 +275,7 @@ class _Reader:
         if cpu_optimizer.value:
             optimizer_offload = cpu_optimizer
         policy = self.get("offload_policy")
+        phase = PHASE.format("Megatron" if engine_config else "FSDP")
         use_kl = either(
             self.get("use_kl_loss"),
             self.get("use_kl_in_reward"),
@@ -324,8 +326,8 @@ class _Reader:
             offload_mode=offload_mode(
                 ("compute", "Megatron's CPU optimizer: the step runs on the host", cpu_optimizer),
                 ("compute", "", policy),
-                ("phase", PHASE, param_offload),
-                ("phase", PHASE, optimizer_offload),
+                ("phase", phase, param_offload),
+                ("phase", phase, optimizer_offload),
             ),
             gradient_checkpointing=self.get("gradient_checkpointing"),
             entropy_checkpointing=self.get("entropy_checkpointing"),
