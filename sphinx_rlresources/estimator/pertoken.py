@@ -103,6 +103,14 @@ def tokens(
     return Tokens(count, count * share, padded)
 
 
+def log_prob_tokens(plan: Plan, expected: bool, gpus: int | None = None) -> Tokens:
+    """The tokens of one micro-batch of a forward-only pass (the actor's or reference's log-probs, a
+    reward model's scores): its own micro-batch (else the update's), the step's prompts, and the
+    log-prob passes' own token budget where the plan has one."""
+    micro = plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu
+    return tokens(plan, micro, expected, plan.train_batch_size, gpus, log_prob=True)
+
+
 def split(plan: Plan) -> int:
     """Megatron's tensor parallelism splits activations (sequence parallel) and the vocabulary."""
     return max(plan.train_tp, 1) if plan.train_backend == "megatron" else 1

@@ -37,6 +37,7 @@ from sphinx_rlresources.estimator.pertoken import (
     RECOMPUTED_BYTES,
     activations,
     forward,
+    log_prob_tokens,
     logits,
     split,
     tokens,
@@ -116,10 +117,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
         gradients = [Term("train", states.gradient_name, states.gradients)]
 
     micro = tokens(plan, plan.micro_batch_per_gpu, expected, plan.mini_batch_size)
-    log_prob = tokens(
-        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
-        log_prob=True,
-    )  # fmt: skip
+    log_prob = log_prob_tokens(plan, expected)
     gathered = _gathered(arch, plan)
     later: list[tuple[str, list[Term]]] = []  # (moment, terms) of the training phase
     states_back = [*params_back, *optimizer_back]
@@ -208,10 +206,7 @@ def _own_reference(arch: Architecture, plan: Plan, expected: bool, found: Estima
     offloaded = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
     per_node = min(plan.ref_gpus, plan.gpus_per_node)
     terms = _offloaded(found, plan, name, weights, per_node) if offloaded else [Term("train", name, weights)]
-    count = tokens(
-        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
-        plan.ref_gpus, log_prob=True,
-    )  # fmt: skip
+    count = log_prob_tokens(plan, expected, plan.ref_gpus)
     terms += [*_gathered(arch, plan), *forward(arch, plan, count, expected, entropy=False)]
     return _pool("the reference model's log-prob pass, on its own GPUs", arch, terms, expected)
 
@@ -272,10 +267,7 @@ def _own_reward(arch: Architecture, plan: Plan, expected: bool) -> Moment:
     (no vocabulary-wide logits).  It has the actor's shape."""
     sharded, weights = _frozen(arch, plan, plan.reward_gpus)
     name = f"reward model (bf16, {_shard(sharded)} over its {plan.reward_gpus} GPUs)"
-    count = tokens(
-        plan, plan.log_prob_micro_batch_per_gpu or plan.micro_batch_per_gpu, expected, plan.train_batch_size,
-        plan.reward_gpus, log_prob=True,
-    )  # fmt: skip
+    count = log_prob_tokens(plan, expected, plan.reward_gpus)
     terms = [Term("train", name, weights), *_gathered(arch, plan), *forward(arch, plan, count, expected, None)]
     return _pool("the reward model's forward pass, on its own GPUs", arch, terms, expected)
 
