@@ -73,14 +73,14 @@ def tokens(
     pass, which takes the log-prob passes' own token budget where the plan has one.
     """
     budget = (log_prob and plan.log_prob_max_token_len_per_gpu) or plan.max_token_len_per_gpu
-    split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
+    shards = plan.sequence_shards
     prompt, response = plan.lengths
     full = prompt + response
     padded = not plan.remove_padding and not plan.dynamic_batch
     share = response / full
     # padded: every sequence at full length; packed: the fewest tokens a sequence can have
     per_sequence = full if padded else FLOOR_TOKENS_PER_SEQUENCE
-    floor = (1 if plan.dynamic_batch else micro) * per_sequence / split
+    floor = (1 if plan.dynamic_batch else micro) * per_sequence / shards
     if not expected:
         return Tokens(floor, floor * share, padded)
     sequence = float(full)
@@ -90,15 +90,15 @@ def tokens(
         share = min(plan.mean_response_length or response, response) / max(sequence, 1)
     available = None
     if prompts:  # sequences per data-parallel group (a sequence-parallel group shares its sequences)
-        available = max(1.0, prompts * plan.rollout_n * split / max(gpus or plan.train_gpus, 1))
+        available = max(1.0, prompts * plan.rollout_n * shards / max(gpus or plan.train_gpus, 1))
     if plan.dynamic_batch and budget:
         count = float(budget)  # verl's budget is per GPU: the group's is budget x SP, split SP ways
         if available is not None:
-            count = min(count, available * sequence / split)
-        count = max(count, sequence / split)  # a longer sequence still makes a micro-batch of its own
+            count = min(count, available * sequence / shards)
+        count = max(count, sequence / shards)  # a longer sequence still makes a micro-batch of its own
     else:
         sequences = micro if available is None else min(micro, available)
-        count = sequences * sequence / split
+        count = sequences * sequence / shards
     count = max(count, floor)
     return Tokens(count, count * share, padded)
 

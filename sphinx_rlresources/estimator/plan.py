@@ -234,6 +234,12 @@ class Plan:
         return unpadded and self.mean_prompt_length is None and self.mean_response_length is None
 
     @property
+    def sequence_shards(self) -> int:
+        """How many GPUs hold one sequence between them: Ulysses sequence parallelism times context
+        parallelism (a group of them shares its sequences, each holding its share of every one)."""
+        return max(self.ulysses_sp, 1) * max(self.train_cp, 1)
+
+    @property
     def has_critic(self) -> bool:
         return self.critic if self.critic is not None else ALGORITHMS.get(self.algorithm, False)
 

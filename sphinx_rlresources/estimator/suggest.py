@@ -282,9 +282,9 @@ def _cap(plan: Plan, prompts: int | None, per_sequence: float) -> int | None:
     """The most a pass can hold per GPU: the sequences (or tokens) of ``prompts`` spread over the trainer's GPUs."""
     if not prompts:
         return None
-    split = max(plan.ulysses_sp, 1) * max(plan.train_cp, 1)
-    sequences = max(1.0, prompts * plan.rollout_n * split / max(plan.train_gpus, 1))
-    return max(1, math.ceil(sequences * per_sequence / split))
+    shards = plan.sequence_shards
+    sequences = max(1.0, prompts * plan.rollout_n * shards / max(plan.train_gpus, 1))
+    return max(1, math.ceil(sequences * per_sequence / shards))
 
 
 BATCHES: tuple[tuple[str, str, str], ...] = (
