@@ -274,13 +274,21 @@ def test_framework_prime_rl_keeps_fp32_parameters_and_the_states_in_host_memory(
     assert not any(name.startswith("optimizer states") for name in resident)
 
 
-def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFixture[str]) -> None:
-    # OpenRLHF/OpenRLHF@3c3be62 openrlhf/cli/train_ppo_ray.py: --ds.zero_stage 2, --ds.adam_offload and
-    # --actor.gradient_checkpointing_enable off, --vllm.gpu_memory_utilization 0.95, --vllm.enable_sleep off
-    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", "openrlhf")
+def framework_defaults(
+    capsys: pytest.CaptureFixture[str], framework: str
+) -> tuple[tuple[str, ...], dict[str, Any], dict[str, Any]]:
+    """Qwen2.5-7B on 8 H100s with ``--framework``: the argv, the JSON, and the settings its defaults gave."""
+    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", framework)
     status, data = as_json(capsys, *argv)
     assert status == 0
     said = {name: entry["value"] for name, entry in data["assumptions"].items() if entry["framework_default"]}
+    return argv, data, said
+
+
+def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    # OpenRLHF/OpenRLHF@3c3be62 openrlhf/cli/train_ppo_ray.py: --ds.zero_stage 2, --ds.adam_offload and
+    # --actor.gradient_checkpointing_enable off, --vllm.gpu_memory_utilization 0.95, --vllm.enable_sleep off
+    argv, data, said = framework_defaults(capsys, "openrlhf")
     assert said == {
         "param_offload": False,
         "optimizer_offload": False,
@@ -299,10 +307,7 @@ def test_framework_openrlhf_gives_its_argparse_defaults(capsys: pytest.CaptureFi
 def test_framework_nemo_rl_gives_its_base_configs_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     # NVIDIA-NeMo/RL@7ea279a examples/configs/grpo_math_1B.yaml: dtensor_cfg.cpu_offload False,
     # vllm_cfg.gpu_memory_utilization 0.6, generation colocated (moved off the GPU to generate)
-    argv = ("--model", "Qwen2.5-7B", "--gpus", "8", "--device", "H100", "--framework", "nemo-rl")
-    status, data = as_json(capsys, *argv)
-    assert status == 0
-    said = {name: entry["value"] for name, entry in data["assumptions"].items() if entry["framework_default"]}
+    _argv, data, said = framework_defaults(capsys, "nemo-rl")
     assert said == {
         "param_offload": True,
         "optimizer_offload": True,
