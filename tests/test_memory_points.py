@@ -267,7 +267,7 @@ def test_every_set_has_one_header_and_its_new_columns_reach_the_run() -> None:
     header = POINTS.read_text("utf-8").splitlines()[0]
     for path in sorted((REPO / "benchmarks").glob("*.csv")):
         assert path.read_text("utf-8").splitlines()[0] == header, path.name
-    rows = {p.id: p.run for p in load(REPO / "benchmarks" / "heldout_runs5.csv")}
+    rows = {c.point.id: c.point.run for c in HELD_OUT_5}
     assert rows["h5-verl-ascend-gmpo-qwen2.5-7b-megatron-4x910B"].offload_mode.value == "compute"
     ring = rows["h5-openrlhf-a6c21a07-qwen3-4b-4xH100-colocate-vllmsleep"]
     assert (ring.train_cp.value, ring.log_prob_max_token_len_per_gpu.value) == (2, 32768)
