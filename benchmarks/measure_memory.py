@@ -26,7 +26,7 @@ H200, which docs/estimator.rst draws and tests/test_memory_points.py checks.
 
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B Qwen3-0.6B --lora-rank 0 32
     python benchmarks/measure_memory.py --models Qwen2.5-0.5B --lora-rank 0 --engine-fraction 0.3
-    python benchmarks/measure_memory.py --dry-run   # the same steps on the CPU, tiny: checks the script
+    python benchmarks/measure_memory.py --dry-run --models Qwen2.5-0.5B   # the steps at 16+16 tokens on the CPU
 
 A moment's device figure includes what the caching allocator kept from the moment
 before (the step's peak, which ``--csv`` writes, is their maximum).  A run that does not
