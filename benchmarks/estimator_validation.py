@@ -76,6 +76,7 @@ SETTINGS: dict[str, tuple[str, type]] = {
     "optimizer_offload": ("optimizer_offload", bool),
     "offload_mode": ("offload_mode", str),
     "compute_copy": ("compute_copy", bool),
+    "param_dtype": ("param_dtype", str),
     "ref_offload": ("ref_param_offload", bool),
     "gradient_checkpointing": ("gradient_checkpointing", bool),
     "activation_offload": ("activation_offload", bool),

@@ -418,6 +418,11 @@ COVERED: dict[str, Place] = {
     "estimator-reference.rst: rlresources estimate --model Qwen3-30B-A3B --gpus 8 --device H100 "
     "--train megatron --train-tp 2 "
     "--train-ep 4": Place(seed_copy, stored="estimate-moe"),
+    f"estimator-reference.rst: {ESTIMATE} --gpus 3 --device H20 --framework trl --dtype float32 --kl": Place(
+        seed_copy, stored="estimate-ddp"
+    ),
+    f"estimator-reference.rst: {ESTIMATE} --gpus 3 --device H20 --framework trl --train fsdp "
+    "--zero-stage 2 --kl": Place(seed_copy, stored="estimate-zero2"),
     f"estimator-reference.rst: {ESTIMATE} --task GRPO-LoRA --lora-rank 64 "
     "--lora-targets q_proj,k_proj,v_proj,o_proj --gpus 1 "
     "--device H100": Place(seed_copy, stored="estimate-lora-targets"),

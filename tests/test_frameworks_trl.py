@@ -71,6 +71,7 @@ def test_trls_own_script_colocated_with_the_config_it_names() -> None:
         "ref_param_offload": False,  # the reference is prepared as the trained model is: no offload_param
         "offload_mode": "compute",
         "gradient_checkpointing": True,
+        "param_dtype": "float32",  # ModelConfig's dtype for TRL's own scripts
         "engine": "vllm",
         "rollout_tp": 1,
         "memory_fraction": 0.4,
@@ -118,6 +119,7 @@ def test_the_trl_cli_without_a_config_leaves_the_backend_to_accelerate() -> None
         "response_length": 512,
         "rollout_n": 2,
         "gradient_checkpointing": True,
+        "param_dtype": "float32",  # ModelConfig's dtype for TRL's own scripts
         "engine": "hf",
     }
     assert run.train_backend.origin is Origin.RUNTIME
@@ -141,6 +143,7 @@ def test_a_cli_config_and_a_named_accelerate_config() -> None:
         "response_length": 2048,
         "rollout_n": 4,
         "gradient_checkpointing": True,
+        "param_dtype": "float32",  # ModelConfig's dtype for TRL's own scripts
         "engine": "vllm",
         "rollout_tp": 1,
         "memory_fraction": 0.3,

@@ -44,7 +44,7 @@ from sphinx_rlresources.estimator.architectures import (
     unknown_targets,
 )
 from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory, node_memory
-from sphinx_rlresources.estimator.fromscript import BOUNDS, Row, plan_for_row
+from sphinx_rlresources.estimator.fromscript import BOUNDS, REPLICATED_BACKENDS, Row, plan_for_row
 from sphinx_rlresources.estimator.memory import (
     ALGORITHMS,
     ENGINES,
@@ -161,7 +161,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--gpus-per-node", metavar="N", type=_bounded("--gpus-per-node", "gpus_per_node"), help="(default 8)")
     add("--framework", choices=FRAMEWORKS,
         help="assume its defaults where a flag is left out, for the expected peak (default: none)")  # fmt: skip
-    add("--train", choices=TRAIN_BACKENDS, help="the training backend (default fsdp)")
+    add("--train", choices=(*TRAIN_BACKENDS, *REPLICATED_BACKENDS),
+        help="the training backend (default fsdp, ddp with --framework trl); ddp, or single for one process, is "
+        "plain PyTorch: every state whole on each GPU in --dtype, nothing offloaded")  # fmt: skip
+    add("--zero-stage", type=int, choices=range(4), metavar="{0,1,2,3}",
+        help="how the fsdp backend shards the trainer's states, as DeepSpeed's ZeRO stages: 3 shards "
+        "parameters, gradients and optimizer states; 2 and 1 fewer; 0 none (default 3; 2 with --framework "
+        "openrlhf)")  # fmt: skip
     for flag, field, what in (
         ("--train-tp", "train_tp", "Megatron tensor parallelism"),
         ("--train-pp", "train_pp", "Megatron pipeline parallelism"),
@@ -170,6 +176,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ("--ulysses-sp", "ulysses_sp", "Ulysses sequence parallelism"),
     ):
         add(flag, metavar="N", type=_bounded(flag, field), help=f"{what} ({SILENT_NOTE})")
+    add("--dtype", choices=("bfloat16", "float16", "float32"),
+        help="the dtype the model is loaded in, TRL's --dtype: --train ddp keeps every state in it (default "
+        "bfloat16; DeepSpeed and FSDP keep an fp32 master whatever it is)")  # fmt: skip
     add("--lora-rank", metavar="RANK", type=_bounded("--lora-rank", "lora_rank"),
         help="LoRA rank (default: 32 for a task ending in -LoRA, else none)")  # fmt: skip
     add("--lora-targets", metavar="MODULES", help="PEFT target_modules (default all-linear; or q_proj,v_proj,...)")
@@ -298,6 +307,8 @@ def run_from_flags(args: argparse.Namespace) -> Run:
     return Run(
         framework=args.framework,
         train_backend=_set(args.train),
+        zero_stage=_set(args.zero_stage),
+        param_dtype=_set(args.dtype),
         train_tp=_set(args.train_tp),
         train_pp=_set(args.train_pp),
         train_ep=_set(args.train_ep),

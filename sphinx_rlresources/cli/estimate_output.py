@@ -66,6 +66,7 @@ def assumptions(found: Result) -> dict[str, Any]:
         logit_chunk=plan.logit_chunk,
         activation_offload=plan.activation_offload,
         zero_stage=plan.zero_stage,
+        master_weights=plan.master_weights,
         engine=plan.engine,
         rollout_tp=found.rollout_tp,
         reference_model=plan.reference,

@@ -195,7 +195,10 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     if lora is None or not _fits("lora_rank", lora):
         assumed.append("lora_rank")
         lora = 32 if "lora" in row.task.lower() else 0
-    zero = run.zero_stage
+    plain = _replicated(run, row)
+    if plain is not None and plain.origin is not Origin.FRAMEWORK_DEFAULT:
+        _keep_on_gpu(values, floor_values, assumed, ignored)
+    zero = plain or run.zero_stage
     zero_stage = 3 if zero.value is None or not _fits("zero_stage", zero.value) else int(zero.value)
     if zero.value is not None and zero_stage != zero.value:
         ignored.append(f"zero_stage={str(zero.value)[:20]}")
@@ -215,7 +218,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
             values["train_tp"], values["train_pp"] = tp, row.gpus // tp
         elif all(getattr(run, f).origin is Origin.FRAMEWORK_DEFAULT for f in ("train_tp", "train_pp")):
             floor_values += [("train_tp", tp), ("train_pp", row.gpus // tp)]  # verl's 1 and 1 are a default too
-    defaulted += _defaulted_facts(run, facts, backend)
+    defaulted += _defaulted_facts(run, facts, backend, plain)
     if run.activation_offload.value and backend != "fsdp":  # prime-rl's FSDP trainer's switch, not Megatron's
         ignored.append("activation_offload=True")
     engine = (run.engine.value or row.infer or "vllm").lower()
@@ -230,7 +233,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         device_gib=device_gib,
         lora_rank=int(lora),
         train_backend=backend,
-        param_bytes=facts.fsdp_param_bytes if backend == "fsdp" else PLAIN_PARAM_BYTES,
+        param_bytes=_param_bytes(run, facts, backend, plain, floor_values),
         megatron_grad_bytes=facts.megatron_grad_bytes,
         logits_fp32=facts.logits_fp32,
         vocab_parallel=facts.vocab_parallel,
@@ -249,6 +252,7 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         max_total_length=None if cap is None else int(cap),
         log_prob_max_token_len_per_gpu=log_prob_budget,
         zero_stage=zero_stage,
+        master_weights=plain is None,
         assumed=tuple(assumed),
         framework=run.framework if defaulted else None,
         framework_defaults=tuple(n for n in defaulted if n not in assumed),
@@ -258,11 +262,65 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
     )
 
 
-def _defaulted_facts(run: Run, facts: Vocabulary, backend: str) -> list[str]:
+REPLICATED_BACKENDS = ("ddp", "single")
+"""Backends that keep every state whole on each GPU (PyTorch DDP, one process): ZeRO stage 0."""
+
+
+def _replicated(run: Run, row: Row) -> Found[int] | None:
+    """ZeRO stage 0 where the run says no stage and trains in plain PyTorch, DDP or one process (as
+    said, or as its framework's default, which the floor then shards like any default); else None."""
+    backend = run.train_backend
+    said = (backend.value or row.train or "").lower()
+    if run.zero_stage.value is not None or said not in REPLICATED_BACKENDS:
+        return None
+    origin = backend.origin if backend.value is not None else Origin.SET
+    return Found(0, origin, backend.line, backend.written, backend.file)
+
+
+ON_GPU = ("param_offload", "optimizer_offload", "ref_param_offload")
+"""What plain PyTorch cannot offload: DDP and one process keep every state on the GPU."""
+
+
+def _keep_on_gpu(
+    values: dict[str, Any], floor_values: list[tuple[str, Any]], assumed: list[str], ignored: list[str]
+) -> None:
+    """A run said to train in plain PyTorch offloads nothing, in the floor too: an offload it says is named."""
+    ignored += [f"{name}=True" for name in ON_GPU if values.get(name) and name not in assumed]
+    values.update(dict.fromkeys(ON_GPU, False))
+    floor_values[:] = [pair for pair in floor_values if pair[0] not in ON_GPU]
+    assumed[:] = [name for name in assumed if name not in ON_GPU]
+
+
+DTYPE_BYTES = {"float32": 4, "fp32": 4, "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2}
+"""A loaded model's dtype -> bytes per parameter (``auto``, the checkpoint's own, is not known here)."""
+
+
+def _param_bytes(
+    run: Run, facts: Vocabulary, backend: str, plain: Found[int] | None, floor_values: list[tuple[str, Any]]
+) -> int:
+    """Bytes per parameter the trainer keeps: the loaded dtype's in plain PyTorch, where the run says it
+    (a framework's default dtype above bf16 leaves the floor at bf16); else its framework's (verl's
+    fp32 FSDP parameters), else bf16."""
+    dtype = run.param_dtype
+    loaded = DTYPE_BYTES.get(str(dtype.value).lower()) if plain is not None else None
+    if loaded is None:
+        return facts.fsdp_param_bytes if backend == "fsdp" else PLAIN_PARAM_BYTES
+    if dtype.origin is Origin.FRAMEWORK_DEFAULT and loaded > PLAIN_PARAM_BYTES:
+        floor_values.append(("param_bytes", PLAIN_PARAM_BYTES))
+    return loaded
+
+
+def _defaulted_facts(run: Run, facts: Vocabulary, backend: str, plain: Found[int] | None) -> list[str]:
     """The settings outside :data:`READ` that the framework's defaults decided (its backend, its engine,
     its ZeRO stage, the bytes its trainer keeps per parameter, its fused kernel's chunk, its
-    activation offload)."""
-    settings = (("train_backend", run.train_backend), ("engine", run.engine), ("zero_stage", run.zero_stage))
+    activation offload).  A default of plain PyTorch is named by what it decides: no sharding and no
+    master copy."""
+    settings = [("engine", run.engine), ("zero_stage", plain or run.zero_stage)]
+    settings += (
+        [("master_weights", plain), ("param_bytes", run.param_dtype)]
+        if plain
+        else [("train_backend", run.train_backend)]
+    )
     found = [name for name, said in settings if said.origin is Origin.FRAMEWORK_DEFAULT and said.value is not None]
     if backend == "fsdp" and facts.fsdp_param_bytes != PLAIN_PARAM_BYTES:
         found.append("param_bytes")

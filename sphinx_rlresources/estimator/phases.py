@@ -7,7 +7,9 @@ with bf16 compute: 4 bytes of parameter, 4 of gradient, 8 of Adam moments.  Mega
 keeps bf16 parameters, fp32 gradients and a distributed optimizer's 12 bytes of fp32
 master copy and moments sharded over the GPUs ("6 + 12/d" bytes per parameter,
 Megatron-LM's distributed-optimizer guide).  A frozen LoRA base costs its parameter
-bytes only; a reference model is bf16 (2 bytes).
+bytes only; a reference model is bf16 (2 bytes).  Plain PyTorch (DDP, one process) keeps
+no master copy: parameters, gradients, Adam's moments and the reference model all take
+the dtype the model was loaded in, 8 bytes per parameter in bf16 and 16 in fp32.
 
 Offload, as the framework does it (``plan.offload_mode``):
 
@@ -104,7 +106,7 @@ def build(arch: Architecture, plan: Plan, tp: int, expected: bool) -> Estimate: 
     ref_back: list[Term] = []
     if plan.reference and not plan.ref_gpus:
         ref_offload = plan.param_offload if plan.ref_param_offload is None else plan.ref_param_offload
-        ref_back = place("reference model (bf16, sharded)", states.ref, ref_offload)
+        ref_back = place(states.ref_name, states.ref, ref_offload)
     critic_back: list[Term] = []
     shares_critic = plan.has_critic and not plan.critic_gpus
     if shares_critic:
@@ -313,6 +315,7 @@ class _States:
             self.gradients = g * (split_params if not lora else trainable / model_split)  # the DDP gradient buffer
             self.optimizer = 12 * trainable / trainer  # distributed optimizer: over every GPU
             self.ref = 2 * split_params
+            self.ref_name = "reference model (bf16, sharded)"
             self.gradient_name = f"gradients ({_dtype(g)}, model-parallel shard)"
             self.optimizer_name = "optimizer states (fp32 master, Adam m and v; distributed)"
             self.critic_params = p * split_params
@@ -324,14 +327,20 @@ class _States:
             split = {name: trainer if on else 1 for name, on in sharded.items()}
             self.actor_params = p * (params + (trainable if lora else 0)) / split["parameters"]
             self.gradients = p * trainable / split["gradients"]
-            self.optimizer = (ADAM_BYTES - 2 * p) * trainable / split["optimizer"]
-            self.ref = 2 * params / split["parameters"]
+            # Without a master copy (plain PyTorch) Adam's moments take the parameters' dtype.
+            adam = ADAM_BYTES - 2 * p if plan.master_weights else 2 * p
+            self.optimizer = adam * trainable / split["optimizer"]
+            # Plain PyTorch loads the reference model as it loads the trained one; else it is bf16.
+            ref_bytes = 2 if plan.master_weights else p
+            self.ref = ref_bytes * params / split["parameters"]
+            self.ref_name = f"reference model ({_dtype(ref_bytes)}, {_shard(sharded['parameters'])})"
             self.gradient_name = f"gradients ({_dtype(p)}, {_shard(sharded['gradients'])})"
-            moments = "Adam m and v" if p == 4 else "fp32 master, Adam m and v"
+            moments = "fp32 master, Adam m and v" if p != 4 and plan.master_weights else "Adam m and v"
+            moments += "" if p == 4 or plan.master_weights else f", {_dtype(p)}"
             self.optimizer_name = f"optimizer states ({moments}; {_shard(sharded['optimizer'])})"
             self.critic_params = p * params / split["parameters"]
             self.critic_gradients = p * params / split["gradients"]
-            self.critic_optimizer = (ADAM_BYTES - 2 * p) * params / split["optimizer"]
+            self.critic_optimizer = adam * params / split["optimizer"]
         base = "frozen base and adapters" if lora else "parameters"
         shard = (
             "model-parallel shard"

@@ -92,6 +92,10 @@ class Plan:
     """How the ``fsdp`` backend shards the trainer's states (DeepSpeed's ZeRO stages): 3 shards
     parameters, gradients and optimizer states over the trainer's GPUs (FSDP, ZeRO-3); 2 keeps
     a full parameter copy on each GPU; 1 full gradients too; 0 (DDP) shards nothing."""
+    master_weights: bool = True
+    """Whether the optimizer keeps fp32 master weights beside 16-bit parameters, as DeepSpeed's bf16
+    optimizer and mixed-precision FSDP do.  Plain PyTorch (DDP, one process) keeps none: Adam's
+    moments take the parameters' dtype (a bf16 model under TRL's default ``dtype="auto"``)."""
     param_offload: bool = True
     optimizer_offload: bool = True
     ref_param_offload: bool | None = True

@@ -41,7 +41,7 @@ from typing import Any
 
 from sphinx_rlresources.estimator.architectures import Architecture
 from sphinx_rlresources.estimator.memory import SEARCHED, Result, estimate, minimum_gpus, rollout_tp
-from sphinx_rlresources.estimator.plan import MARGIN, Plan
+from sphinx_rlresources.estimator.plan import MARGIN, NO_ENGINE, Plan
 
 FITS = "fits"
 """The verdict a suggestion must reach: the expected peak below the margin (:data:`.plan.MARGIN`)."""
@@ -340,7 +340,9 @@ def suggest(arch: Architecture, plan: Plan, knobs: Collection[str] | None = None
     ``knobs``: the settings that may change (the framework's adapter has a key for each);
     None: every one the estimator knows.
     """
-    knobs = _every_knob() if knobs is None else knobs
+    knobs = _every_knob() if knobs is None else frozenset(knobs)
+    if plan.engine == NO_ENGINE:  # no engine claims a share: there is none to suggest
+        knobs -= {"memory_fraction"}
     start = _least(plan, knobs)
     given = {
         name: getattr(plan, name) for name in (b[0] for b in BATCHES) if getattr(start, name) != getattr(plan, name)

@@ -213,6 +213,10 @@ class Run:
     compute_copy: Found[bool] = UNKNOWN
     """Whether offloaded parameters leave a bf16 compute copy on the GPU (prime-rl's
     ``full_offload``: the fp32 masters, gradients and optimizer states in host memory)."""
+    param_dtype: Found[str] = UNKNOWN
+    """The dtype the trainer loads the model in (TRL's ``--dtype``, formerly ``--torch_dtype``).  Plain
+    PyTorch (DDP, one process) trains the parameters as loaded, with Adam's moments in their dtype;
+    DeepSpeed's bf16 engine and FSDP's mixed precision keep a master copy of their own whatever it is."""
     gradient_checkpointing: Found[bool] = UNKNOWN
     activation_offload: Found[bool] = UNKNOWN
     """Whether the checkpointed layers' inputs wait in host memory (prime-rl's ``model.ac_offloading``),

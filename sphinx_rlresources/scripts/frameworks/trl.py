@@ -85,7 +85,10 @@ VOCABULARY = Vocabulary(
     # grpo_trainer.py:1139-1143; create_reference_model at v0.17.0:430).  GRPO pads its batch --
     # prompts on the left, completions on the right (grpo_trainer.py:2378-2396; at v0.17.0 the
     # tokenizer's padding=True, :918-919, and pad(), :967) -- and packs nothing, in every release.
+    # Nor is anything sharded without such a config: accelerate launches DDP on several GPUs
+    # (accelerate/commands/launch.py, _validate_launch_command), a whole copy of every state on each.
     defaults={
+        "train_backend": "ddp",
         "param_offload": False,
         "optimizer_offload": False,
         "ref_param_offload": False,
@@ -98,6 +101,8 @@ COMMON_SETTINGS = {
     "use_peft": Setting(("use_peft",), as_bool, False, "trl/trainer/model_config.py:103"),
     "lora_r": Setting(("lora_r",), as_int, 16, "trl/trainer/model_config.py:107"),
     "gradient_checkpointing": Setting(("gradient_checkpointing",), as_bool, True, "trl/trainer/base_config.py:61"),
+    # torch_dtype before v0.23 (#4000), None by default then: transformers loaded fp32 all the same.
+    "dtype": Setting(("dtype",), as_lower, "float32", "trl/trainer/model_config.py:89-90", old=("torch_dtype",)),
 }
 """What every TRL trainer's arguments default (ModelConfig, the base TrainingArguments) at huggingface/trl@f2cd577."""
 
@@ -290,6 +295,7 @@ class _Reader:
             offload_mode=accelerate.host_offload(params, optimizer),
             zero_stage=zero,
             gradient_checkpointing=self.get("gradient_checkpointing", as_bool),
+            param_dtype=self.get("dtype", as_lower),
             engine=self._engine(use_vllm) if self.rollout else UNKNOWN,
             rollout_tp=self._rollout("vllm_tensor_parallel_size", "tensor_parallel_size", mode, server, as_int),
             memory_fraction=self._rollout(
