@@ -19,6 +19,7 @@ from sphinx_rlresources.estimator.architectures import bundled
 from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
 from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.estimator.plan import Plan
+from sphinx_rlresources.estimator.suggest import suggest
 from sphinx_rlresources.scripts.frameworks import read_run
 from sphinx_rlresources.scripts.run import Origin
 
@@ -94,3 +95,19 @@ def test_no_engine_share_is_suggested_where_no_engine_runs(capsys: pytest.Captur
     assert rlresources([*argv, "--suggest", "--format", "json"]) == 0
     suggestion = json.loads(capsys.readouterr().out)["suggest"]
     assert "memory_fraction" not in [s["setting"] for s in suggestion["settings"]]
+
+
+def test_a_suggestion_that_shards_or_offloads_leaves_plain_pytorch_for_a_master_copy() -> None:
+    qwen14 = bundled("Qwen2.5-14B")
+    assert qwen14 is not None
+    run = read_run(DDP.format(dtype="--dtype bfloat16").replace("Qwen2.5-7B", "Qwen2.5-14B"), "train.sh")
+    plan = plan_for_row(Row("Qwen2.5-14B", None, "14b", "GRPO", 4, "", ""), run, "H100", 79.6)
+    found = suggest(qwen14, plan)
+    assert found is not None
+    assert {s.name for s in found.settings} & {"param_offload", "optimizer_offload", "zero_stage"}
+    assert found.plan.master_weights  # DeepSpeed's bf16 optimizer: 12 bytes of master and moments
+    names = [t.name for t in [*found.result.expected.resident, *found.result.expected.host]]
+    assert any(name.startswith("optimizer states (fp32 master") for name in names)
+    # A batch alone keeps it plain.
+    small = suggest(QWEN, plan_of(DDP.format(dtype="--dtype bfloat16")))
+    assert small is not None and not small.plan.master_weights

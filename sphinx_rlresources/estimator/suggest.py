@@ -177,7 +177,7 @@ def _needed(
         if helper.setting not in knobs:
             continue
         for value in helper.applies(arch, current):
-            trial = replace(current, **{helper.setting: value})
+            trial = _changed(current, plan, **{helper.setting: value})
             taken = [s for s in taken if s.name != helper.setting]
             taken.append(Setting(helper.setting, value, getattr(plan, helper.setting), helper.why))
             current = trial
@@ -190,11 +190,25 @@ def _needed(
         current = lowered
     # give back what the fit does not need, the last taken first
     for setting in reversed(list(taken)):
-        back = replace(current, **{setting.name: setting.was})
+        back = _changed(current, plan, **{setting.name: setting.was})
         if fits(arch, back):
             current = back
             taken.remove(setting)
     return current, taken
+
+
+def _changed(current: Plan, plan: Plan, **settings: Any) -> Plan:
+    """``current`` with ``settings`` changed; a plan of plain PyTorch (no master copy) that now shards or
+    offloads has left it for DeepSpeed or FSDP, which keep an fp32 master copy."""
+    trial = replace(current, **settings)
+    if plan.master_weights:
+        return trial
+    plain = (trial.zero_stage, trial.param_offload, trial.optimizer_offload) == (
+        plan.zero_stage,
+        plan.param_offload,
+        plan.optimizer_offload,
+    )
+    return replace(trial, master_weights=not plain)
 
 
 def _lower_fraction(arch: Architecture, plan: Plan, knobs: Collection[str], batches: dict[str, Any]) -> Plan | None:
