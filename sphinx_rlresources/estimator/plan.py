@@ -91,7 +91,8 @@ class Plan:
     zero_stage: int = 3
     """How the ``fsdp`` backend shards the trainer's states (DeepSpeed's ZeRO stages): 3 shards
     parameters, gradients and optimizer states over the trainer's GPUs (FSDP, ZeRO-3); 2 keeps
-    a full parameter copy on each GPU; 1 full gradients too; 0 (DDP) shards nothing."""
+    a full parameter copy on each GPU; 1 full gradients too; 0 shards nothing (DeepSpeed's stage 0,
+    or DDP, which keeps no master copy either: :attr:`master_weights`)."""
     master_weights: bool = True
     """Whether the optimizer keeps fp32 master weights beside 16-bit parameters, as DeepSpeed's bf16
     optimizer and mixed-precision FSDP do.  Plain PyTorch (DDP, one process) keeps none: Adam's
