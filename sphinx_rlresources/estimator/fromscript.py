@@ -140,9 +140,13 @@ def architecture_for(row: Row, run: Run | None) -> Architecture | None:
     return by_size(row.size)
 
 
+def _said_backend(row: Row, run: Run) -> str:
+    """The training backend as the script (else the row) names it, lower-cased; empty when neither does."""
+    return (run.train_backend.value or row.train or "").lower()
+
+
 def _backend(row: Row, run: Run) -> str:
-    said = (run.train_backend.value or row.train or "").lower()
-    return "megatron" if said.startswith("megatron") else "fsdp"
+    return "megatron" if _said_backend(row, run).startswith("megatron") else "fsdp"
 
 
 def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> Plan:  # noqa: C901 - one setting at a time, each from the script or a stated default
@@ -270,8 +274,7 @@ def _replicated(run: Run, row: Row) -> Found[int] | None:
     """ZeRO stage 0 where the run says no stage and trains in plain PyTorch, DDP or one process (as
     said, or as its framework's default, which the floor then shards like any default); else None."""
     backend = run.train_backend
-    said = (backend.value or row.train or "").lower()
-    if run.zero_stage.value is not None or said not in REPLICATED_BACKENDS:
+    if run.zero_stage.value is not None or _said_backend(row, run) not in REPLICATED_BACKENDS:
         return None
     origin = backend.origin if backend.value is not None else Origin.SET
     return Found(0, origin, backend.line, backend.written, backend.file)

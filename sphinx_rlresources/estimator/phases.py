@@ -335,8 +335,12 @@ class _States:
             self.ref = ref_bytes * params / split["parameters"]
             self.ref_name = f"reference model ({_dtype(ref_bytes)}, {_shard(sharded['parameters'])})"
             self.gradient_name = f"gradients ({_dtype(p)}, {_shard(sharded['gradients'])})"
-            moments = "fp32 master, Adam m and v" if p != 4 and plan.master_weights else "Adam m and v"
-            moments += "" if p == 4 or plan.master_weights else f", {_dtype(p)}"
+            if p == 4:  # fp32 parameters are their own master
+                moments = "Adam m and v"
+            elif plan.master_weights:
+                moments = "fp32 master, Adam m and v"
+            else:
+                moments = f"Adam m and v, {_dtype(p)}"
             self.optimizer_name = f"optimizer states ({moments}; {_shard(sharded['optimizer'])})"
             self.critic_params = p * params / split["parameters"]
             self.critic_gradients = p * params / split["gradients"]
