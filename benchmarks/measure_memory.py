@@ -179,27 +179,16 @@ def moe_config(arch: Architecture, common: dict[str, Any]) -> Any:
     routed = {"num_experts": arch.experts, "num_experts_per_tok": arch.experts_per_token}
     if arch.qk_norm_whole:  # OLMoE: its experts are intermediate_size wide
         return transformers.OlmoeConfig(**{**common, "intermediate_size": arch.moe_intermediate}, **routed)
+    # Qwen's MoE configs: every layer sparse (decoder_sparse_step 1, no mlp_only_layers)
+    sparse = {"moe_intermediate_size": arch.moe_intermediate, "decoder_sparse_step": 1, "mlp_only_layers": []}
     if arch.shared_gate:
+        shared = arch.shared_experts * arch.moe_intermediate
         return transformers.Qwen2MoeConfig(
-            moe_intermediate_size=arch.moe_intermediate,
-            shared_expert_intermediate_size=arch.shared_experts * arch.moe_intermediate,
-            norm_topk_prob=False,
-            decoder_sparse_step=1,
-            mlp_only_layers=[],
-            **routed,
-            **common,
+            shared_expert_intermediate_size=shared, norm_topk_prob=False, **sparse, **routed, **common
         )
     if not arch.qk_norm or arch.shared_experts or arch.mla:
         raise SystemExit(f"measure_memory: {arch.name}: only Qwen3-MoE, Qwen2-MoE and OLMoE shapes are built")
-    return transformers.Qwen3MoeConfig(
-        head_dim=arch.dim,
-        moe_intermediate_size=arch.moe_intermediate,
-        norm_topk_prob=True,
-        decoder_sparse_step=1,
-        mlp_only_layers=[],
-        **routed,
-        **common,
-    )
+    return transformers.Qwen3MoeConfig(head_dim=arch.dim, norm_topk_prob=True, **sparse, **routed, **common)
 
 
 def moment_figures(found: Result, name: str) -> tuple[float, float]:
