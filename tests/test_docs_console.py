@@ -431,6 +431,10 @@ COVERED: dict[str, Place] = {
     "--fp8-rollout --no-free-cache-engine": Place(seed_copy, stored="estimate-engine"),
     "estimator-reference.rst: rlresources estimate --model Qwen3-1.7B --task GRPO --gpus 1 --device A100-80G "
     "--framework trl": SEED,
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-1.5B --gpus 4 --device H100 --framework trl "
+    "--engine vllm --gpu-memory-utilization 0.4 --micro-batch 4 --response-length 4096": SEED,
+    "estimator-reference.rst: rlresources estimate --model Qwen2.5-1.5B --gpus 4 --device H100 --framework trl "
+    "--engine vllm --gpu-memory-utilization 0.4 --micro-batch 4 --response-length 4096 --free-cache-engine": SEED,
     f"estimator-reference.rst: {ESTIMATE} --task GRPO --gpus 8 --device H100 --framework nemo-rl": SEED,
     "estimator-reference.rst: rlresources estimate --model Qwen3-4B --gpus 8 --device H100 --framework prime-rl "
     "--engine none --prompt-length 1024 --response-length 64512 --no-activation-offload": SEED,

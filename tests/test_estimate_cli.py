@@ -220,10 +220,12 @@ def test_engine_none_claims_nothing_and_refuses_an_engines_settings(capsys: pyte
     assert engine["engine_claim_gib"] > 0 and alone["engine_claim_gib"] == 0
     assert alone["assumptions"]["engine"] == {"value": "none", "assumed": False, "framework_default": False}
     assert all(t["phase"] != "engine" for m in alone["expected"]["moments"] for t in m["terms"])
-    for flag in (("--rollout-tp", "1"), ("--gpu-memory-utilization", "0.5"), ("--no-free-cache-engine",)):
+    sleep = (("--no-free-cache-engine",), ("--free-cache-engine",))
+    for flag in (("--rollout-tp", "1"), ("--gpu-memory-utilization", "0.5"), *sleep):
         status, out, err = cli(capsys, *argv, "--engine", "none", *flag)
         assert status == 2 and out == ""
-        assert f"{flag[0]} describes a rollout engine, but the run has none (--engine none)" in err
+        said = "--[no-]free-cache-engine" if flag[0].endswith("free-cache-engine") else flag[0]
+        assert f"{said} describes a rollout engine, but the run has none (--engine none)" in err
 
 
 def test_framework_trl_takes_trls_defaults_and_names_them(capsys: pytest.CaptureFixture[str]) -> None:
@@ -239,6 +241,23 @@ def test_framework_trl_takes_trls_defaults_and_names_them(capsys: pytest.Capture
     assert trl["engine_claim_gib"] == 0
     status, _out, err = cli(capsys, *argv, "--framework", "trl", "--rollout-gpus", "1")
     assert status == 2 and "(--framework trl's default: no engine); add --engine vllm" in err
+
+
+def test_trls_colocated_vllm_stays_awake_unless_told_to_sleep(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("--model", "Qwen2.5-1.5B", "--gpus", "4", "--device", "H100", "--framework", "trl", "--engine", "vllm")
+    status, awake = as_json(capsys, *argv, "--gpu-memory-utilization", "0.4")
+    _status, asleep = as_json(capsys, *argv, "--gpu-memory-utilization", "0.4", "--free-cache-engine")
+    assert status == 0
+    said = awake["assumptions"]["free_cache_engine"]
+    assert said == {"value": False, "assumed": False, "framework_default": True}
+    assert asleep["assumptions"]["free_cache_engine"]["framework_default"] is False
+
+    def update(data: dict[str, Any]) -> set[str]:
+        moment = next(m for m in data["expected"]["moments"] if m["name"] == "the actor's update")
+        return {t["phase"] for t in moment["terms"]}
+
+    assert "engine" in update(awake) and "engine" not in update(asleep)
+    assert awake["expected_gib"] > asleep["expected_gib"]
 
 
 def test_the_text_names_the_settings_a_frameworks_defaults_gave(capsys: pytest.CaptureFixture[str]) -> None:

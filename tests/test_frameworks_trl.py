@@ -13,6 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.docstring import docstring_script
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin, Run
@@ -75,6 +78,7 @@ def test_trls_own_script_colocated_with_the_config_it_names() -> None:
         "engine": "vllm",
         "rollout_tp": 1,
         "memory_fraction": 0.4,
+        "free_cache_engine": False,  # vllm_enable_sleep_mode's default: the engine keeps its claim
     }
     assert (run.gpus.origin, run.gpus.file) == (Origin.SET, "examples/accelerate_configs/zero3_offload.yaml")
     assert run.response_length.origin is Origin.FRAMEWORK_DEFAULT
@@ -147,6 +151,7 @@ def test_a_cli_config_and_a_named_accelerate_config() -> None:
         "engine": "vllm",
         "rollout_tp": 1,
         "memory_fraction": 0.3,
+        "free_cache_engine": False,
     }
     assert (run.gpus.file, run.gpus.line) == ("examples/cli_configs/grpo.yaml", 8)
     assert run.train_backend.origin is Origin.DERIVED  # from the name zero2
@@ -430,3 +435,35 @@ def test_an_engine_built_in_a_way_not_read_leaves_its_gpus_unknown() -> None:
     assert (spread.framework, spread.gpus.value, spread.engine.value) == ("trl", None, "vllm")
     two = read_file(head + 'a = LLM(model="m")\nb = LLM(model="n")\n', "examples/scripts/x.py")
     assert two.framework is None  # two engines: not one run read here
+
+
+# TRL's sleep switch (GRPOConfig.vllm_enable_sleep_mode, huggingface/trl#3968), written as its docs'
+# colocate examples pass their flags (huggingface/trl@f2cd577:docs/source/grpo_trainer.md).
+COLOCATE = """\
+accelerate launch --multi_gpu --num_processes 4 trl/scripts/grpo.py \\
+    --model_name_or_path Qwen/Qwen2.5-1.5B --dataset_name trl-lib/DeepMath-103K \\
+    --use_vllm --vllm_mode colocate --vllm_gpu_memory_utilization 0.4 \\
+    --per_device_train_batch_size 4 --num_generations 8 --max_completion_length 8192 {sleep}
+"""
+
+
+def test_colocated_vllm_keeps_its_claim_through_the_update_unless_told_to_sleep() -> None:
+    awake, asleep = text(COLOCATE.format(sleep="")), text(COLOCATE.format(sleep="--vllm_enable_sleep_mode"))
+    assert (awake.free_cache_engine.value, awake.free_cache_engine.origin) == (False, Origin.FRAMEWORK_DEFAULT)
+    assert (asleep.free_cache_engine.value, asleep.free_cache_engine.origin) == (True, Origin.SET)
+    qwen = bundled("Qwen2.5-1.5B")
+    assert qwen is not None
+    row = Row("Qwen2.5-1.5B", None, "1.5b", "GRPO", 4, "", "")
+    moments = {
+        sleep: {m.name: m for m in estimate(qwen, plan_for_row(row, run, "H100", 79.6)).expected.moments}
+        for sleep, run in ((False, awake), (True, asleep))
+    }
+    claim = "rollout engine's claim"
+    update = "the actor's update"
+    assert any(t.name.startswith(claim) for t in moments[False][update].terms)
+    assert not any(t.name.startswith(claim) for t in moments[True][update].terms)
+
+
+def test_a_served_engine_has_no_sleep_to_read() -> None:
+    served = text(COLOCATE.format(sleep="").replace("colocate", "server"))
+    assert served.free_cache_engine.value is None

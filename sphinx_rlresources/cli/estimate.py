@@ -231,8 +231,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--max-num-seqs", metavar="SEQS", type=_bounded("--max-num-seqs", "max_num_seqs"),
         help="the engine's batch limit (default 256, vLLM's)")  # fmt: skip
     add("--fp8-rollout", action="store_true", default=None, help="fp8 rollout weights")
-    add("--no-free-cache-engine", dest="free_cache", action="store_false", default=None,
-        help="the engine keeps its claim while training (no sleep mode)")  # fmt: skip
+    add("--free-cache-engine", dest="free_cache", action=argparse.BooleanOptionalAction, default=None,
+        help="whether the engine sleeps, giving its claim back while the trainer runs (default: it sleeps; with "
+        "--framework openrlhf or trl it does not)")  # fmt: skip
     for flag, _role, what in POOLS:
         add(flag, metavar="N", type=_bounded(flag, "rollout_gpus"), help=what)
     add("--entropy-checkpointing", action="store_true", default=None, help="recompute the entropy in the update")
@@ -386,7 +387,7 @@ ENGINE_FLAGS = (
     ("gpu_memory_utilization", "--gpu-memory-utilization"),
     ("max_num_seqs", "--max-num-seqs"),
     ("fp8_rollout", "--fp8-rollout"),
-    ("free_cache", "--no-free-cache-engine"),
+    ("free_cache", "--[no-]free-cache-engine"),
 )
 """(dest, flag) of the flags that describe a rollout engine: refused where there is none."""
 

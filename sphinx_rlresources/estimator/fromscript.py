@@ -74,6 +74,9 @@ FRAMEWORK_MECHANISMS = frozenset({"offload_mode", "gpus_per_node", "lora_targets
 """Framework defaults that are how the framework works rather than a setting a release may
 change: the floor keeps them (verl offloads by phase whatever its release)."""
 
+ENGINE_SETTINGS = frozenset({"rollout_tp", "memory_fraction", "free_cache_engine", "max_num_seqs", "fp8_rollout"})
+"""Settings of the rollout engine alone: a run whose trainer generates has none to default."""
+
 #: Plan field -> (least, most) a value from a script or a flag may be.
 BOUNDS: dict[str, tuple[float, float]] = {
     "lora_rank": (0, 1 << 16),
@@ -227,7 +230,9 @@ def plan_for_row(row: Row, run: Run | None, device: str, device_gib: float) -> P
         ignored.append("activation_offload=True")
     engine = (run.engine.value or row.infer or "vllm").lower()
     engine = NO_ENGINE if engine in TRAINER_GENERATES else "sglang" if engine.startswith("sglang") else "vllm"
-    if engine != NO_ENGINE and not rollout_gpus:
+    if engine == NO_ENGINE:  # an engine's defaults say nothing about a trainer that generates itself
+        defaulted = [name for name in defaulted if name not in ENGINE_SETTINGS]
+    elif not rollout_gpus:
         defaulted += _generation_offload(values, facts, assumed)
     log_prob_budget = _log_prob_budget(run, values, facts, cap, ignored)
     return Plan(

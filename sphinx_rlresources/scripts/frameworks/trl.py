@@ -94,6 +94,10 @@ VOCABULARY = Vocabulary(
         "ref_param_offload": False,
         "remove_padding": False,
         "engine": "hf",
+        # vLLM in the trainer's processes keeps its claim through the update: GRPOConfig's
+        # vllm_enable_sleep_mode defaults to False (grpo_config.py:602) and no release before
+        # v0.23.0 has it.
+        "free_cache_engine": False,
     },
 )
 T = TypeVar("T")
@@ -108,7 +112,7 @@ COMMON_SETTINGS = {
 
 
 def _rl(
-    config: str, generations: tuple[int, int], beta: tuple[float, int], lines: tuple[int, int, int, int]
+    config: str, generations: tuple[int, int], beta: tuple[float, int], lines: tuple[int, int, int, int, int]
 ) -> dict[str, Setting]:
     """A sampling trainer's own defaults: its config file and the line of each field."""
     source = f"trl/trainer/{config}:{{}}"
@@ -121,13 +125,16 @@ def _rl(
         "vllm_gpu_memory_utilization": Setting(
             ("vllm_gpu_memory_utilization",), as_float, 0.3, source.format(lines[3])
         ),
+        # Colocated vLLM keeps its weights and KV cache through the update unless told to sleep (#3968,
+        # first in v0.23.0; no such switch before, so an older release never frees them).
+        "vllm_enable_sleep_mode": Setting(("vllm_enable_sleep_mode",), as_bool, False, source.format(lines[4])),
     }
 
 
 SHOWN = "--{key} (TRL's default for OWN: {value})"
 RL_SETTINGS = {
-    "grpo": _rl("grpo_config.py", (8, 474), (0.0, 671), (488, 577, 661, 646)),
-    "rloo": _rl("rloo_config.py", (2, 297), (0.05, 494), (311, 400, 484, 469)),
+    "grpo": _rl("grpo_config.py", (8, 474), (0.0, 671), (488, 577, 661, 646, 602)),
+    "rloo": _rl("rloo_config.py", (2, 297), (0.05, 494), (311, 400, 484, 469, 425)),
 }
 TABLES = {
     own: Table(f"trl ({own})", {**COMMON_SETTINGS, **RL_SETTINGS.get(own, {})}, SHOWN.replace("OWN", own))
@@ -301,6 +308,7 @@ class _Reader:
             memory_fraction=self._rollout(
                 "vllm_gpu_memory_utilization", "gpu_memory_utilization", mode, server, as_float
             ),
+            free_cache_engine=self.get("vllm_enable_sleep_mode", as_bool) if mode.value == "colocate" else UNKNOWN,
             variables={name: value.value for name, value in self.reading.vars.items()},
         )
         problems = list(self.reading.problems)
