@@ -603,6 +603,35 @@ def test_a_routed_layer_keeps_its_experts_copies_instead_of_a_dense_mlp() -> Non
     assert any(t.name.startswith("activations: tokens routed") for t in update.terms)
 
 
+def test_a_dense_layer_kept_whole_keeps_its_gated_mlps_tensors() -> None:
+    """Without recomputation a dense layer keeps its gated MLP's input and four tensors of its width
+    (2·d + 8·f bytes per token), not GPT's 19·d; the layer being recomputed keeps Korthikanti's 34."""
+    from sphinx_rlresources.estimator.pertoken import ACTIVATION_BYTES, DENSE_MLP_BYTES
+
+    arch = BUNDLED["qwen2.5-1.5b"]
+    tokens = 1024 + 256
+
+    def update(checkpointing: bool) -> dict[str, float]:
+        plan = Plan(
+            task="GRPO",
+            gpus=1,
+            device="H200",
+            device_gib=DEVICES["H200"],
+            gradient_checkpointing=checkpointing,
+            prompt_length=256,
+            response_length=1024,
+        )
+        moment = next(m for m in estimate(arch, plan).expected.moments if m.name.startswith("the actor's update"))
+        return {t.name: t.bytes for t in moment.terms}
+
+    attention = (ACTIVATION_BYTES - DENSE_MLP_BYTES) * arch.hidden
+    mlp = 2 * arch.hidden + 8 * arch.intermediate  # 73.0 KiB for Qwen2.5-1.5B, where 19·d is 28.5
+    kept = update(False)["activations (no recomputation)"]
+    assert kept == pytest.approx((attention + mlp) * tokens * arch.layers)
+    recomputed = update(True)["activations: the layer being recomputed"]
+    assert recomputed == pytest.approx(ACTIVATION_BYTES * arch.hidden * tokens)
+
+
 def test_an_update_over_a_padded_batch_takes_the_entropys_gradient_eagerly() -> None:
     """verl compiles its entropy only with padding removed (dp_actor.py:75-78, :240 at 49b08e9): a padded
     update holds the eager working set, 22 bytes per response token and vocabulary entry."""
