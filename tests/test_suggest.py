@@ -231,6 +231,25 @@ def test_nemo_rls_recipe_keys_read_back_through_a_launch_command() -> None:
     assert estimate(arch, plan).verdict == FITS
 
 
+def test_an_engine_that_keeps_its_claim_is_told_to_sleep_only_where_that_is_needed() -> None:
+    """OpenRLHF's engines keep their claim unless ``--vllm.enable_sleep`` (its default): on the actor's GPUs
+    that claim sits beside the update, and sleeping gives it back; an engine of its own GPUs is never told."""
+    run = Run(framework="openrlhf")
+    keys = override_keys(run)
+    assert keys is not None and keys.lines("free_cache_engine", True) == ["--vllm.enable_sleep"]
+    arch, plan = _plan(run, "Qwen2.5-7B", "GRPO", 8)
+    plan = replace(plan, memory_fraction=0.6, micro_batch_per_gpu=4, response_length=4096)
+    assert plan.colocated and not plan.free_cache_engine
+    found = suggest(arch, plan, frozenset(keys.keys))
+    assert found is not None
+    assert ("free_cache_engine", True, False) in [(s.name, s.value, s.was) for s in found.settings]
+    assert estimate(arch, replace(found.plan, free_cache_engine=False)).verdict != FITS  # it was needed
+    small = suggest(arch, replace(plan, micro_batch_per_gpu=1, response_length=256, memory_fraction=0.3))
+    assert small is not None and "free_cache_engine" not in {s.name for s in small.settings}
+    apart = suggest(arch, replace(plan, rollout_gpus=2), frozenset(keys.keys))
+    assert apart is not None and "free_cache_engine" not in {s.name for s in apart.settings}
+
+
 def test_openrlhf_switches_are_written_alone_and_only_when_on() -> None:
     keys = override_keys(Run(framework="openrlhf"))
     assert keys is not None

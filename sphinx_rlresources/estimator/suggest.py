@@ -11,9 +11,9 @@ The search, in order:
 1. **What is needed.** The run with its least-memory batch (one sequence per
    micro-batch, the shortest token budget that holds one sequence) is tried on its GPUs.
    When it does not fit, the helpers of :data:`HELPERS` are taken one after another
-   until it does (offload, recomputation, the reference offloaded, ZeRO-3, the engine's
-   tensor parallelism, Ulysses sequence parallelism or, for OpenRLHF, ring attention, a
-   smaller engine share), then each taken helper the fit does not need is given back: a
+   until it does (the engine's sleep mode, offload, recomputation, the reference
+   offloaded, ZeRO-3, the engine's tensor parallelism, Ulysses sequence parallelism or,
+   for OpenRLHF, ring attention, a smaller engine share), then each taken helper the fit does not need is given back: a
    helper is suggested only where it is needed.
 2. **The fewest GPUs.** When nothing fits on the run's GPUs, the GPU counts of
    :data:`.memory.SEARCHED` above them are tried with every helper.
@@ -100,6 +100,11 @@ def _switch_on(setting: str) -> Callable[[Architecture, Plan], list[Any]]:
     return lambda arch, plan: [] if getattr(plan, setting) else [True]
 
 
+def _sleep(arch: Architecture, plan: Plan) -> list[Any]:
+    """Sleep mode, for an engine in the trainer's GPUs that keeps its claim (OpenRLHF's and TRL's default)."""
+    return [True] if plan.colocated and plan.engine != NO_ENGINE and not plan.free_cache_engine else []
+
+
 def _ref_offload(arch: Architecture, plan: Plan) -> list[Any]:
     return [True] if plan.reference and plan.ref_param_offload is False else []
 
@@ -141,6 +146,7 @@ def _ring(arch: Architecture, plan: Plan) -> list[Any]:
 
 
 HELPERS: tuple[Helper, ...] = (
+    Helper("free_cache_engine", _sleep, "the engine sleeps, giving its claim back while the trainer runs"),
     Helper("param_offload", _switch_on("param_offload"), "the parameters in host memory between their phases"),
     Helper("optimizer_offload", _switch_on("optimizer_offload"), "the optimizer states in host memory"),
     Helper("gradient_checkpointing", _switch_on("gradient_checkpointing"), "activations recomputed, not kept"),

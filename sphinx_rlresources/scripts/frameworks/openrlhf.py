@@ -170,6 +170,7 @@ OVERRIDDEN: dict[str, str] = {
     "rollout_tp": "vllm_tp",
     "train_cp": "ring_attn",
     "memory_fraction": "vllm_memory",
+    "free_cache_engine": "vllm_sleep",
     # the GPUs, when the run needs more than it has: the actor's (train_ppo_ray.py:86-93 @3c3be62), the
     # reference's where it must match them (colocate_actor_ref, :41-46), the engines that fill them (:55-63)
     "actor_nodes": "actor_nodes",

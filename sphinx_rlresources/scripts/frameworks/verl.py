@@ -83,6 +83,7 @@ SUGGESTED = (
     "ulysses_sp",
     "rollout_tp",
     "memory_fraction",
+    "free_cache_engine",
     "gpus_per_node",
     "nodes",
 )
