@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from framework_fixtures import kinds, read, roles, settled
 
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_run
-from sphinx_rlresources.scripts.run import Origin
+from sphinx_rlresources.scripts.run import Origin, Run
 
 #: What SkyRL's config.py defaults to, for the settings none of the fixtures below writes.
 DEFAULTS = {
@@ -27,6 +30,7 @@ DEFAULTS = {
     "rollout_n": 5,
     "param_offload": False,
     "gradient_checkpointing": True,
+    "remove_padding": True,
     "engine": "vllm",
     "rollout_tp": 1,
     "memory_fraction": 0.8,
@@ -227,3 +231,35 @@ def test_delegation_through_the_scripts_own_folder() -> None:
     run = read_run(caller, "examples/sync/run_caller.sh", files=tree)
     assert (run.framework, run.gpus.value, run.rollout_n.value, run.rollout_n.line) == ("skyrl", 2, 2, 2)
     assert read_run(caller, "examples/sync/run_caller.sh").framework is None  # no Files: not followed
+
+
+# The launch idiom of NovaSky-AI/SkyRL@a956457:examples/train/gsm8k/run_gsm8k.sh (uv run -m with Hydra
+# overrides); skyrl-train's own spelling of the packing switch was trainer.use_sample_packing.
+PACKING = """\
+uv run --isolated --extra fsdp -m skyrl.train.entrypoints.main_base \\
+  trainer.placement.colocate_all=true trainer.placement.policy_num_gpus_per_node=4 \\
+  {key}=false
+"""
+
+
+def test_microbatch_padding_is_removed_unless_said_in_either_spelling() -> None:
+    for key in ("trainer.remove_microbatch_padding", "trainer.use_sample_packing"):
+        run = read_run(PACKING.format(key=key), "examples/train/x.sh")
+        assert (run.remove_padding.value, run.remove_padding.origin, run.remove_padding.line) == (False, Origin.SET, 3)
+    said = read_run(PACKING.format(key="trainer.gradient_checkpointing"), "examples/train/x.sh")
+    assert (said.remove_padding.value, said.remove_padding.origin) == (True, Origin.FRAMEWORK_DEFAULT)
+
+
+def test_skyrls_log_prob_passes_score_without_the_entropy() -> None:
+    """``_forward_micro_batch`` leaves ``compute_entropy`` at False; verl's pass computes it."""
+    arch = bundled("Qwen2.5-1.5B")
+    assert arch is not None
+    row = Row("Qwen2.5-1.5B", None, "1.5b", "GRPO", 4, "fsdp", "vllm")
+
+    def scored(framework: str) -> list[str]:
+        plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
+        moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
+        return [t.name for t in moment.terms if t.name.startswith("logits")]
+
+    assert scored("skyrl") == ["logits for log-probs"]
+    assert scored("verl") == ["logits for log-probs and entropy"]

@@ -55,6 +55,10 @@ VOCABULARY = Vocabulary(
         "sft": ("SFT",),
     },
     naming="skyrl",
+    # Its log-prob passes score without the entropy: _forward_micro_batch calls the model without
+    # compute_entropy (skyrl/backends/skyrl_train/workers/worker.py:1313-1331 @a956457), whose default
+    # is False (workers/model_wrapper.py:247); only the update computes it.
+    pass_entropy=False,
 )
 PL = "trainer.placement"
 IE = "generator.inference_engine"
@@ -143,6 +147,10 @@ TABLE = Table(
         "rollout_n": _setting("generator.n_samples_per_prompt", as_int, 5, "1225"),
         "param_offload": _setting("trainer.policy.fsdp_config.cpu_offload", as_bool, False, "220"),
         "gradient_checkpointing": _setting("trainer.gradient_checkpointing", as_bool, True, "1353"),
+        # packed micro-batches without their padding; skyrl-train spelled it use_sample_packing (true too)
+        "remove_padding": Setting(
+            ("trainer.remove_microbatch_padding",), as_bool, True, f"{CONFIG}:1431", ("trainer.use_sample_packing",)
+        ),
     },
     "{key} (SkyRL's default)",
 )
@@ -265,6 +273,7 @@ class _Reader:
             rollout_n=self.get("rollout_n"),
             param_offload=self.get("param_offload") if not megatron else UNKNOWN,
             gradient_checkpointing=self.get("gradient_checkpointing"),
+            remove_padding=self.get("remove_padding"),
             engine=engine,
             rollout_tp=self.get("rollout_tp"),
             memory_fraction=self.get("memory_fraction"),
