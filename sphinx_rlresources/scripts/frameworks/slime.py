@@ -61,6 +61,11 @@ VOCABULARY = Vocabulary(
         "sft": ("SFT",),
     },
     naming="slime",
+    # Its log-prob passes score the entropy only with --use-rollout-entropy ("with_entropy":
+    # args.use_rollout_entropy, slime/backends/megatron_utils/model.py:443 at THUDM/slime@624b824;
+    # store_true, default False, slime/utils/arguments.py:1018-1020; miles the same), which no script
+    # of either repository passes and the reader does not read.
+    pass_entropy=False,
 )
 ENTRY_SCRIPTS = ("train.py", "train_async.py")
 Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
