@@ -4,12 +4,12 @@ Tokens: with padding removed a micro-batch holds only its real tokens (and the f
 counts the fewest, one prompt and one response token per sequence); dynamic batching
 caps it at the token budget.  Activations follow Korthikanti et al. (arXiv:2205.05198):
 34 bytes per token, hidden unit and layer with FlashAttention, of which only each layer's
-input (2 bytes) is kept under full recomputation, plus the layer being recomputed; a layer
-kept whole counts its gated MLP's own tensors for GPT's MLP share (:func:`dense_layer_bytes`).  The
-log-prob and entropy pass over a vocabulary-wide tensor holds about 7 bytes per token and
-vocabulary entry (4 for the fp32 logits, 2 for softmax and logsumexp under autocast, 1
-for the softmax output: verl's performance-tuning guide, "Memory optimization for entropy
-calculation from logits"); entropy recomputation in the update keeps the fp32 logits
+input (2 bytes) is kept under full recomputation, plus the layer being recomputed; a
+layer kept whole counts its gated MLP's own tensors for GPT's MLP share
+(:func:`dense_layer_bytes`).  The log-prob and entropy pass over a vocabulary-wide tensor
+holds about 7 bytes per token and vocabulary entry (4 for the fp32 logits, 2 for softmax
+and logsumexp under autocast, 1 for the softmax output: verl's performance-tuning guide,
+"Memory optimization for entropy calculation from logits"); entropy recomputation in the update keeps the fp32 logits
 only, chunking (``entropy_from_logits_with_chunking``) and fused kernels hold a chunk.
 """
 
@@ -135,13 +135,12 @@ def dense_layer_bytes(arch: Architecture) -> int:
     Korthikanti et al.'s 19 bytes per hidden unit for the MLP are a GeLU MLP four times as
     wide as the model, which keeps three tensors; the models here have gated MLPs (SwiGLU,
     ``down(act(gate(x)) * up(x))``), whose autograd keeps the input and four tensors of the
-    MLP's width (:data:`GATED_MLP_INTERMEDIATE`): ``2·d + 8·f`` bytes for the 19·d, twice as
-    much for Qwen2.5-1.5B, whose MLP is 5.8 times its width.  ``benchmarks/measured_gpu.csv``'s
-    nine dense runs without recomputation read 0.82 to 0.92 of their peaks with Korthikanti's
-    MLP share, rising with the batch, and 0.89 to 1.04 with this one.  The layer being
-    recomputed and a forward pass's layer keep Korthikanti's 34 (:data:`ACTIVATION_BYTES`):
-    with the caching allocator's reserve (:data:`.phases.ALLOCATOR_RESERVE`) it is what the
-    recomputed runs of the same table were matched with.
+    MLP's width (:data:`GATED_MLP_INTERMEDIATE`): ``2·d + 8·f`` bytes for the 19·d.  The
+    GPU-measured runs without recomputation (``benchmarks/measured_gpu.csv``, ids ending
+    ``-nockpt``) fell further below their peaks the larger their batch with Korthikanti's
+    share, and do not with this one.  The layer being recomputed and a forward pass's layer
+    keep Korthikanti's 34 (:data:`ACTIVATION_BYTES`): the caching allocator's reserve
+    (:data:`.phases.ALLOCATOR_RESERVE`) was matched with it on the recomputed runs.
     """
     mlp = 2 * (GATED_MLP_HIDDEN * arch.hidden + GATED_MLP_INTERMEDIATE * arch.intermediate)
     return (ACTIVATION_BYTES - DENSE_MLP_BYTES) * arch.hidden + mlp

@@ -13,8 +13,8 @@ The search, in order:
    When it does not fit, the helpers of :data:`HELPERS` are taken one after another
    until it does (the engine's sleep mode, offload, recomputation, the reference
    offloaded, ZeRO-3, the engine's tensor parallelism, Ulysses sequence parallelism or,
-   for OpenRLHF, ring attention, a smaller engine share), then each taken helper the fit does not need is given back: a
-   helper is suggested only where it is needed.
+   for OpenRLHF, ring attention, a smaller engine share), then each taken helper the fit
+   does not need is given back: a helper is suggested only where it is needed.
 2. **The fewest GPUs.** When nothing fits on the run's GPUs, the GPU counts of
    :data:`.memory.SEARCHED` above them are tried with every helper.
 3. **The largest that fits.** On those GPUs, the micro-batch (or the token budget under
