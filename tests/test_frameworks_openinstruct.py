@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from framework_fixtures import kinds, read, roles, settled
 
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.run import Origin
+from sphinx_rlresources.scripts.run import Origin, Run
 
 #: open-instruct's defaults (grpo_utils.py, data_loader.py, model_utils.py at e6c3044) for a DeepSpeed run.
 FAST = {
@@ -147,3 +150,18 @@ def test_mason_is_read_by_one_rule_for_every_launch_it_submits() -> None:
     plain = read_file("python mason.py --num_nodes 2 --gpus 8 -- python open_instruct/grpo_fast.py\n", "x.sh")
     generic = read_file("python mason.py --num_nodes 2 --gpus 8 -- python open_instruct/finetune.py\n", "x.sh")
     assert (plain.nodes, plain.gpus_per_node) == (generic.nodes, generic.gpus_per_node)
+
+
+def test_open_instructs_log_prob_passes_score_without_the_entropy() -> None:
+    """``compute_logprobs`` asks ``forward_for_logprobs`` for no entropy; verl's pass computes it."""
+    arch = bundled("Qwen2.5-7B")
+    assert arch is not None
+    row = Row("Qwen2.5-7B", None, "7b", "GRPO", 8, "deepspeed", "vllm")
+
+    def scored(framework: str) -> list[str]:
+        plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
+        moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
+        return [t.name for t in moment.terms if t.name.startswith("logits")]
+
+    assert scored("open-instruct") == ["logits for log-probs"]
+    assert scored("verl") == ["logits for log-probs and entropy"]

@@ -41,7 +41,13 @@ from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role
 from sphinx_rlresources.scripts.unset import more_message, unset_message, unset_uses
 
 NAME = "open-instruct"
-VOCABULARY = Vocabulary(NAME, {"grpo": GROUP_TASKS})
+VOCABULARY = Vocabulary(
+    NAME,
+    {"grpo": GROUP_TASKS},
+    # compute_logprobs, the forward-only pass for the old and the reference log-probs, asks
+    # forward_for_logprobs for no entropy (open_instruct/grpo_utils.py:577-636 at allenai/open-instruct@e6c3044).
+    pass_entropy=False,
+)
 """open-instruct's grpo_fast trains GRPO (and its DAPO-style variants by loss settings)."""
 T = TypeVar("T")
 ENTRY_POINTS = ("open_instruct/grpo_fast.py", "open_instruct/grpo.py")
