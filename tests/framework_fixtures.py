@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from sphinx_rlresources.estimator.architectures import bundled
+from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
+from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Run
 
@@ -62,3 +65,13 @@ def roles(run: Run) -> list[tuple[str, object, object, object, str]]:
 def kinds(run: Run) -> list[tuple[int, str, str]]:
     """Each problem as (line, kind, severity)."""
     return [(p.line, p.kind, p.severity) for p in run.problems]
+
+
+def pass_logits(framework: str, model: str, train: str, engine: str) -> list[str]:
+    """The logits terms of the actor's log-prob pass in the expected peak, with the framework's facts."""
+    arch = bundled(model)
+    assert arch is not None
+    row = Row(model, None, "", "GRPO", 8, train, engine)
+    plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
+    moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
+    return [t.name for t in moment.terms if t.name.startswith("logits")]

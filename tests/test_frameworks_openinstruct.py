@@ -5,13 +5,10 @@ Every value each fixture settles is asserted, and every other one must stay unkn
 
 from __future__ import annotations
 
-from framework_fixtures import kinds, read, roles, settled
+from framework_fixtures import kinds, pass_logits, read, roles, settled
 
-from sphinx_rlresources.estimator.architectures import bundled
-from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
-from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_file
-from sphinx_rlresources.scripts.run import Origin, Run
+from sphinx_rlresources.scripts.run import Origin
 
 #: open-instruct's defaults (grpo_utils.py, data_loader.py, model_utils.py at e6c3044) for a DeepSpeed run.
 FAST = {
@@ -154,14 +151,5 @@ def test_mason_is_read_by_one_rule_for_every_launch_it_submits() -> None:
 
 def test_open_instructs_log_prob_passes_score_without_the_entropy() -> None:
     """``compute_logprobs`` asks ``forward_for_logprobs`` for no entropy; verl's pass computes it."""
-    arch = bundled("Qwen2.5-7B")
-    assert arch is not None
-    row = Row("Qwen2.5-7B", None, "7b", "GRPO", 8, "deepspeed", "vllm")
-
-    def scored(framework: str) -> list[str]:
-        plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
-        moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
-        return [t.name for t in moment.terms if t.name.startswith("logits")]
-
-    assert scored("open-instruct") == ["logits for log-probs"]
-    assert scored("verl") == ["logits for log-probs and entropy"]
+    assert pass_logits("open-instruct", "Qwen2.5-7B", "deepspeed", "vllm") == ["logits for log-probs"]
+    assert pass_logits("verl", "Qwen2.5-7B", "deepspeed", "vllm") == ["logits for log-probs and entropy"]

@@ -5,13 +5,10 @@ Every value each fixture settles is asserted, and every other one must stay unkn
 
 from __future__ import annotations
 
-from framework_fixtures import kinds, read, roles, settled
+from framework_fixtures import kinds, pass_logits, read, roles, settled
 
-from sphinx_rlresources.estimator.architectures import bundled
-from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
-from sphinx_rlresources.estimator.memory import estimate
 from sphinx_rlresources.scripts.frameworks import read_run
-from sphinx_rlresources.scripts.run import Origin, Run
+from sphinx_rlresources.scripts.run import Origin
 
 #: What SkyRL's config.py defaults to, for the settings none of the fixtures below writes.
 DEFAULTS = {
@@ -252,14 +249,5 @@ def test_microbatch_padding_is_removed_unless_said_in_either_spelling() -> None:
 
 def test_skyrls_log_prob_passes_score_without_the_entropy() -> None:
     """``_forward_micro_batch`` leaves ``compute_entropy`` at False; verl's pass computes it."""
-    arch = bundled("Qwen2.5-1.5B")
-    assert arch is not None
-    row = Row("Qwen2.5-1.5B", None, "1.5b", "GRPO", 4, "fsdp", "vllm")
-
-    def scored(framework: str) -> list[str]:
-        plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
-        moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
-        return [t.name for t in moment.terms if t.name.startswith("logits")]
-
-    assert scored("skyrl") == ["logits for log-probs"]
-    assert scored("verl") == ["logits for log-probs and entropy"]
+    assert pass_logits("skyrl", "Qwen2.5-1.5B", "fsdp", "vllm") == ["logits for log-probs"]
+    assert pass_logits("verl", "Qwen2.5-1.5B", "fsdp", "vllm") == ["logits for log-probs and entropy"]

@@ -13,9 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sphinx_rlresources.estimator.architectures import bundled
-from sphinx_rlresources.estimator.fromscript import Row, plan_for_row
-from sphinx_rlresources.estimator.memory import estimate
+from framework_fixtures import pass_logits
+
 from sphinx_rlresources.scripts.frameworks import read_file
 from sphinx_rlresources.scripts.run import Origin, Run
 
@@ -293,14 +292,5 @@ def test_a_split_run_that_does_not_fill_its_nodes_leaves_them_to_ray() -> None:
 
 def test_slimes_log_prob_passes_score_without_the_entropy() -> None:
     """slime scores the entropy beside the log-probs only with ``--use-rollout-entropy`` (off unless said)."""
-    arch = bundled("Qwen3-4B")
-    assert arch is not None
-    row = Row("Qwen3-4B", None, "4b", "GRPO", 8, "megatron", "sglang")
-
-    def scored(framework: str) -> list[str]:
-        plan = plan_for_row(row, Run(framework=framework), "H100", 79.6)
-        moment = next(m for m in estimate(arch, plan).expected.moments if m.name == "the actor's log-prob pass")
-        return [t.name for t in moment.terms if t.name.startswith("logits")]
-
-    assert scored("slime") == ["logits for log-probs"]
-    assert scored("verl") == ["logits for log-probs and entropy"]
+    assert pass_logits("slime", "Qwen3-4B", "megatron", "sglang") == ["logits for log-probs"]
+    assert pass_logits("verl", "Qwen3-4B", "megatron", "sglang") == ["logits for log-probs and entropy"]
