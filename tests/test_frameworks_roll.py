@@ -6,7 +6,7 @@ Every value each fixture settles is asserted, and every other one must stay unkn
 from __future__ import annotations
 
 import pytest
-from framework_fixtures import kinds, read, roles, settled
+from framework_fixtures import kinds, pass_logits, read, roles, settled
 
 from sphinx_rlresources.scripts.frameworks.roll import device_ids
 from sphinx_rlresources.scripts.run import Origin
@@ -169,3 +169,10 @@ def test_an_environment_config_is_no_roll_run() -> None:
     run = read("roll", "examples/config/traj_envs.yaml")
     assert run.framework is None
     settled(run)
+
+
+def test_rolls_log_prob_pass_casts_the_logits_to_fp32_and_scores_the_entropy() -> None:
+    """Both of ROLL's backends cast the whole logits to fp32 for the log-probs unless a fused kernel is said."""
+    for train in ("fsdp", "megatron"):
+        assert pass_logits("roll", "Qwen2.5-7B", train, "vllm") == ["logits for log-probs and entropy (cast to fp32)"]
+    assert pass_logits("verl", "Qwen2.5-7B", "fsdp", "vllm") == ["logits for log-probs and entropy"]

@@ -42,7 +42,17 @@ from sphinx_rlresources.scripts.frameworks.vocabulary import GROUP_TASKS, Vocabu
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "roll"
-VOCABULARY = Vocabulary(NAME, {"gae": ("PPO",), "grpo": GROUP_TASKS})
+VOCABULARY = Vocabulary(
+    NAME,
+    {"gae": ("PPO",), "grpo": GROUP_TASKS},
+    # Both backends score log-probs from logits cast whole to fp32 by default: fsdp2's
+    # log_probs_from_logits (roll/utils/functionals.py:214-217 at alibaba/ROLL@8eb27cc), Megatron's
+    # vocab_parallel_logprobs unless cross_entropy_loss_fusion (default False,
+    # mcore_adapter/src/mcore_adapter/training_args.py:140) and TP 1
+    # (mcore_adapter/.../parallel_functions/vocab_parallel.py:84-111).  Its log-prob pass computes the
+    # entropy too (roll/pipeline/base_worker.py:161-171), as the default says.
+    logits_fp32=True,
+)
 """ROLL's adv_estimator values whose task is plain; its others (reinforce, gigpo...) are not compared."""
 #: ROLL's role blocks and the neutral role each plays, in the order they are reported.
 ROLES = {
