@@ -62,44 +62,6 @@ from sphinx_rlresources.scripts.interpreter import Command, Interpreter
 from sphinx_rlresources.scripts.run import UNKNOWN, Found, Origin, Problem, Role, Run
 
 NAME = "trl"
-VOCABULARY = Vocabulary(
-    NAME,
-    {
-        # The trainer run (trl grpo, examples/scripts/rloo.py): GRPOTrainer's loss_type runs DAPO and Dr.GRPO too.
-        "grpo": GROUP_TASKS,
-        "rloo": ("RLOO",),
-        "ppo": ("PPO",),
-        "online_dpo": ("Online-DPO",),
-        "sft": ("SFT",),
-        "dpo": ("DPO",),
-    },
-    naming="trl",
-    # Its log-prob passes score without the entropy: _get_per_token_logps_and_entropies defaults
-    # compute_entropy to False (grpo_trainer.py:1442) and only the loss asks for it (:3006); at
-    # v0.17.0 _get_per_token_logps computes none at all (:814-836).
-    pass_entropy=False,
-    # use_vllm defaults to False (grpo_config.py:577): transformers' generate inside the trainer, no
-    # engine.  Nothing is offloaded without a DeepSpeed or FSDP config (the reader marks an offload
-    # it could not read as unknown, so this default stands only for a run that has none); the
-    # reference model is then the trainer's own copy on its GPU (accelerator.prepare_model,
-    # grpo_trainer.py:1139-1143; create_reference_model at v0.17.0:430).  GRPO pads its batch --
-    # prompts on the left, completions on the right (grpo_trainer.py:2378-2396; at v0.17.0 the
-    # tokenizer's padding=True, :918-919, and pad(), :967) -- and packs nothing, in every release.
-    # Nor is anything sharded without such a config: accelerate launches DDP on several GPUs
-    # (accelerate/commands/launch.py, _validate_launch_command), a whole copy of every state on each.
-    defaults={
-        "train_backend": "ddp",
-        "param_offload": False,
-        "optimizer_offload": False,
-        "ref_param_offload": False,
-        "remove_padding": False,
-        "engine": "hf",
-        # vLLM in the trainer's processes keeps its claim through the update: GRPOConfig's
-        # vllm_enable_sleep_mode defaults to False (grpo_config.py:602) and no release before
-        # v0.23.0 has it.
-        "free_cache_engine": False,
-    },
-)
 T = TypeVar("T")
 COMMON_SETTINGS = {
     "use_peft": Setting(("use_peft",), as_bool, False, "trl/trainer/model_config.py:103"),
@@ -141,6 +103,44 @@ TABLES = {
     for own in TRAINERS
 }
 """TRL's own defaults per trainer, for TRL's own scripts (``trl grpo``, ``trl/scripts/grpo.py``) only."""
+
+VOCABULARY = Vocabulary(
+    NAME,
+    {
+        # The trainer run (trl grpo, examples/scripts/rloo.py): GRPOTrainer's loss_type runs DAPO and Dr.GRPO too.
+        "grpo": GROUP_TASKS,
+        "rloo": ("RLOO",),
+        "ppo": ("PPO",),
+        "online_dpo": ("Online-DPO",),
+        "sft": ("SFT",),
+        "dpo": ("DPO",),
+    },
+    naming="trl",
+    # Its log-prob passes score without the entropy: _get_per_token_logps_and_entropies defaults
+    # compute_entropy to False (grpo_trainer.py:1442) and only the loss asks for it (:3006); at
+    # v0.17.0 _get_per_token_logps computes none at all (:814-836).
+    pass_entropy=False,
+    # use_vllm defaults to False (grpo_config.py:577): transformers' generate inside the trainer, no
+    # engine.  Nothing is offloaded without a DeepSpeed or FSDP config (the reader marks an offload
+    # it could not read as unknown, so this default stands only for a run that has none); the
+    # reference model is then the trainer's own copy on its GPU (accelerator.prepare_model,
+    # grpo_trainer.py:1139-1143; create_reference_model at v0.17.0:430).  GRPO pads its batch --
+    # prompts on the left, completions on the right (grpo_trainer.py:2378-2396; at v0.17.0 the
+    # tokenizer's padding=True, :918-919, and pad(), :967) -- and packs nothing, in every release.
+    # Nor is anything sharded without such a config: accelerate launches DDP on several GPUs
+    # (accelerate/commands/launch.py, _validate_launch_command), a whole copy of every state on each.
+    defaults={
+        "train_backend": "ddp",
+        "param_offload": False,
+        "optimizer_offload": False,
+        "ref_param_offload": False,
+        "remove_padding": False,
+        "engine": "hf",
+        # vLLM in the trainer's processes keeps its claim through the update unless told to sleep
+        # (vllm_enable_sleep_mode, off by default and absent before v0.23.0).
+        "free_cache_engine": RL_SETTINGS["grpo"]["vllm_enable_sleep_mode"].default,
+    },
+)
 #: TRL's shipped accelerate configs by name (trl/cli/accelerate_config.py): their backend, known from the name.
 NAMED_CONFIGS = {
     "zero1": "deepspeed",
