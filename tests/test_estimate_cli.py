@@ -221,7 +221,8 @@ def test_engine_none_claims_nothing_and_refuses_an_engines_settings(capsys: pyte
     assert alone["assumptions"]["engine"] == {"value": "none", "assumed": False, "framework_default": False}
     assert all(t["phase"] != "engine" for m in alone["expected"]["moments"] for t in m["terms"])
     sleep = (("--no-free-cache-engine",), ("--free-cache-engine",))
-    for flag in (("--rollout-tp", "1"), ("--gpu-memory-utilization", "0.5"), *sleep):
+    every = (("--rollout-tp", "1"), ("--gpu-memory-utilization", "0.5"), ("--max-num-seqs", "8"), ("--fp8-rollout",))
+    for flag in (*every, *sleep, ("--rollout-gpus", "1")):
         status, out, err = cli(capsys, *argv, "--engine", "none", *flag)
         assert status == 2 and out == ""
         said = "--[no-]free-cache-engine" if flag[0].endswith("free-cache-engine") else flag[0]

@@ -44,7 +44,7 @@ from sphinx_rlresources.estimator.architectures import (
     unknown_targets,
 )
 from sphinx_rlresources.estimator.devices import DEVICES, canonical, device_memory, node_memory
-from sphinx_rlresources.estimator.fromscript import BOUNDS, REPLICATED_BACKENDS, Row, plan_for_row
+from sphinx_rlresources.estimator.fromscript import BOUNDS, ENGINE_SETTINGS, REPLICATED_BACKENDS, Row, plan_for_row
 from sphinx_rlresources.estimator.memory import (
     ALGORITHMS,
     ENGINES,
@@ -381,24 +381,24 @@ def _facts(plan: Plan, args: argparse.Namespace) -> Plan:
     )
 
 
-ENGINE_FLAGS = (
-    ("rollout_gpus", "--rollout-gpus"),
-    ("rollout_tp", "--rollout-tp"),
-    ("gpu_memory_utilization", "--gpu-memory-utilization"),
-    ("max_num_seqs", "--max-num-seqs"),
-    ("fp8_rollout", "--fp8-rollout"),
-    ("free_cache", "--[no-]free-cache-engine"),
-)
-"""(dest, flag) of the flags that describe a rollout engine: refused where there is none."""
+ENGINE_FLAGS = {
+    "rollout_tp": "--rollout-tp",
+    "memory_fraction": "--gpu-memory-utilization",
+    "max_num_seqs": "--max-num-seqs",
+    "fp8_rollout": "--fp8-rollout",
+    "free_cache_engine": "--[no-]free-cache-engine",
+}
+"""The flag that sets each of the engine's settings (``fromscript.ENGINE_SETTINGS`` says which they are)."""
 
 
-def _engine_flags(args: argparse.Namespace) -> None:
+def _engine_flags(args: argparse.Namespace, settings: Run) -> None:
     """Refuse an engine's settings for a run without one, rather than estimate them away unsaid."""
     words = vocabulary_of(args.framework)
     engine = args.engine or (words.defaults.get("engine") if words is not None else None) or "vllm"
     if engine not in (*TRAINER_GENERATES, NO_ENGINE):
         return
-    given = [flag for dest, flag in ENGINE_FLAGS if getattr(args, dest) is not None]
+    given = [flag for flag, role, _what in POOLS if role == "rollout" and _pool(args, flag)]
+    given += [ENGINE_FLAGS[name] for name in ENGINE_SETTINGS if getattr(settings, name).origin is Origin.SET]
     if given:
         why = "--engine none" if args.engine else f"--framework {args.framework}'s default: no engine"
         verb = "describes" if len(given) == 1 else "describe"
@@ -419,14 +419,15 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
         )
     device, gib = _device(args, args.device)
     gpus = args.gpus or 8
-    _engine_flags(args)
+    settings = run_from_flags(args)
+    _engine_flags(args, settings)
     if args.rollout_tp and not args.min_gpus:
         engine = args.rollout_gpus or gpus
         if args.rollout_tp > engine or engine % args.rollout_tp:
             raise CliError(f"--rollout-tp {args.rollout_tp} must divide the engine's {engine} GPUs")
     _check_pools(args, gpus)
     row = Row(arch.name, None, "", args.task, gpus, args.train or "fsdp", args.engine or "vllm")
-    plan = plan_for_row(row, run_from_flags(args), device, gib)
+    plan = plan_for_row(row, settings, device, gib)
     if args.gpus is None:
         plan = replace(plan, assumed=(*plan.assumed, "gpus"))
     return _facts(plan, args)

@@ -74,8 +74,9 @@ FRAMEWORK_MECHANISMS = frozenset({"offload_mode", "gpus_per_node", "lora_targets
 """Framework defaults that are how the framework works rather than a setting a release may
 change: the floor keeps them (verl offloads by phase whatever its release)."""
 
-ENGINE_SETTINGS = frozenset({"rollout_tp", "memory_fraction", "free_cache_engine", "max_num_seqs", "fp8_rollout"})
-"""Settings of the rollout engine alone: a run whose trainer generates has none to default."""
+ENGINE_SETTINGS = ("rollout_tp", "memory_fraction", "max_num_seqs", "fp8_rollout", "free_cache_engine")
+"""Settings of the rollout engine alone (``Run`` fields): a run whose trainer generates has none
+to default, and the CLI refuses them for such a run."""
 
 #: Plan field -> (least, most) a value from a script or a flag may be.
 BOUNDS: dict[str, tuple[float, float]] = {
