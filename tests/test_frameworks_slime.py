@@ -290,7 +290,8 @@ def test_a_split_run_that_does_not_fill_its_nodes_leaves_them_to_ray() -> None:
     assert read("scripts/run-mla-disaggregated.sh").nodes.value is None
 
 
-def test_slimes_log_prob_passes_score_without_the_entropy() -> None:
-    """slime scores the entropy beside the log-probs only with ``--use-rollout-entropy`` (off unless said)."""
-    assert pass_logits("slime", "Qwen3-4B", "megatron", "sglang") == ["logits for log-probs"]
+def test_slimes_log_prob_passes_score_fp32_logits_without_the_entropy() -> None:
+    """slime scores the entropy beside the log-probs only with ``--use-rollout-entropy`` (off unless
+    said), and over the fp32 logits Megatron's Float16Module hands it."""
+    assert pass_logits("slime", "Qwen3-4B", "megatron", "sglang") == ["logits for log-probs (cast to fp32)"]
     assert pass_logits("verl", "Qwen3-4B", "megatron", "sglang") == ["logits for log-probs and entropy"]

@@ -66,6 +66,10 @@ VOCABULARY = Vocabulary(
     # store_true, default False, slime/utils/arguments.py:1018-1020; miles the same), which no script
     # of either repository passes and the reader does not read.
     pass_entropy=False,
+    # Its Megatron actor hands the loss fp32 logits over every token ("assert logits.dtype ==
+    # torch.float32", slime/backends/megatron_utils/loss.py:128 and :535 at 624b824, loss.py:50 at
+    # 9ddbdbd in July 2025): Megatron's Float16Module casts the last stage's output to fp32.
+    logits_fp32=True,
 )
 ENTRY_SCRIPTS = ("train.py", "train_async.py")
 Placement = tuple[Found[int], Found[int], Found[int], tuple[Role, ...]]
