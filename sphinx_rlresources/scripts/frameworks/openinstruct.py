@@ -74,7 +74,7 @@ TABLE = Table(
         "prompt_length": Setting(("max_prompt_token_length",), as_int, 256, "data_loader.py:408"),
         "response_length": Setting(("response_length",), as_int, 256, "data_loader.py:409"),
         "train_batch_size": Setting(("num_unique_prompts_rollout",), as_int, 16, "data_loader.py:415"),
-        "micro_batch_per_gpu": Setting(("per_device_train_batch_size",), as_int, 1, "grpo_fast.py:2403"),
+        "micro_batch_per_gpu": Setting(("per_device_train_batch_size",), as_int, 1, "grpo_fast.py:2402"),
         "rollout_n": Setting(("num_samples_per_prompt_rollout",), as_int, 4, "data_loader.py:414"),
         "gradient_checkpointing": Setting(("gradient_checkpointing",), as_bool, False, "model_utils.py:190"),
         "memory_fraction": Setting(("vllm_gpu_memory_utilization",), as_float, 0.9, "data_loader.py:400"),
