@@ -61,7 +61,7 @@ def test_overlapping_roles_share_the_trainer_and_the_judge_counts() -> None:
         memory_fraction=0.8,
     )
     assert run.framework == "roll"
-    assert run.rollout_tp.origin is Origin.FRAMEWORK_DEFAULT  # vLLM's default TP, worker_config.py:284
+    assert run.rollout_tp.origin is Origin.FRAMEWORK_DEFAULT  # vLLM's default TP, worker_config.py:285
     assert run.model.line == 22  # model_name_or_path: ${pretrain}
     # the stated node size holds on nodes of that size: ROLL takes the machine's (base_config.py:351-352)
     assert run.gpus_per_node.origin is Origin.SET and run.gpus_per_node.line == 10

@@ -16,7 +16,7 @@ unless said, inference.py:57; ``tensor_parallel_size`` 1, inference.py:84;
   ``decode_nodes_per_replica × num_decode_replicas`` nodes (each 1 unless said,
   inference.py:388-397, summed in ``num_nodes`` at inference.py:426-428) of
   ``gpus_per_node`` GPUs each, every GPU of the node used (``dp_per_node =
-  gpus_per_node // tensor_parallel_size``, inference.py:549-553).
+  gpus_per_node // tensor_parallel_size``, inference.py:536-538).
 
 An rl config's ``[inference]`` section has the same deployment; the rl reader
 (:mod:`.primerl`) counts its disaggregated nodes with :func:`disaggregated_nodes`, the

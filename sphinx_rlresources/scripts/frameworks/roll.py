@@ -343,7 +343,7 @@ class _Reader:
         found = self.m.found(f"{infer}.strategy_args.strategy_config.tensor_parallel_size", as_int)
         if found.line or found.written or engine.value != "vllm" or not self.m.complete:
             return found
-        return default(1, "tensor_parallel_size (ROLL's vLLM default, worker_config.py:284)")
+        return default(1, "tensor_parallel_size (ROLL's vLLM default, worker_config.py:285)")
 
     def _memory(self, infer: str, engine: Found[str]) -> Found[float]:
         key = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static"}.get(engine.value or "")
