@@ -250,7 +250,7 @@ def test_the_trl_issue_rows_take_their_releases_defaults_where_they_are_silent()
     trl = [c for name, c in held.items() if name.startswith("trl-issue")]
     assert len(trl) == 6
     for found in trl:
-        release = "v0.17.0" if "issue3456" in found.point.id else "v0.15.2"
+        release = {"issue3456": "v0.17.0", "issue2927": "v0.15.1"}.get(found.point.id.split("-")[1], "v0.15.2")
         note = found.point.values["note"]
         assert f"TRL {release}" in note and "huggingface/trl@a222aeb" in note, found.point.id
         plan = found.result.plan

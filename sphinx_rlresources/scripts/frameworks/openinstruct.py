@@ -45,7 +45,7 @@ VOCABULARY = Vocabulary(
     NAME,
     {"grpo": GROUP_TASKS},
     # compute_logprobs, the forward-only pass for the old and the reference log-probs, asks
-    # forward_for_logprobs for no entropy (open_instruct/grpo_utils.py:577-636 at allenai/open-instruct@e6c3044).
+    # forward_for_logprobs for no entropy (open_instruct/grpo_utils.py:577-647 at allenai/open-instruct@e6c3044).
     pass_entropy=False,
 )
 """open-instruct's grpo_fast trains GRPO (and its DAPO-style variants by loss settings)."""

@@ -45,8 +45,8 @@ NAME = "roll"
 VOCABULARY = Vocabulary(
     NAME,
     {"gae": ("PPO",), "grpo": GROUP_TASKS},
-    # Both backends score log-probs from logits cast whole to fp32 by default: fsdp2's
-    # log_probs_from_logits (roll/utils/functionals.py:214-217 at alibaba/ROLL@8eb27cc), Megatron's
+    # Its training strategies score log-probs from logits cast whole to fp32 by default: DeepSpeed's
+    # and fsdp2's log_probs_from_logits (roll/utils/functionals.py:214-217 at alibaba/ROLL@8eb27cc), Megatron's
     # vocab_parallel_logprobs unless cross_entropy_loss_fusion (default False,
     # mcore_adapter/src/mcore_adapter/training_args.py:140) and TP 1
     # (mcore_adapter/.../parallel_functions/vocab_parallel.py:84-111).  Its log-prob pass computes the

@@ -63,8 +63,9 @@ VOCABULARY = Vocabulary(
     naming="slime",
     # Its log-prob passes score the entropy only with --use-rollout-entropy ("with_entropy":
     # args.use_rollout_entropy, slime/backends/megatron_utils/model.py:443 at THUDM/slime@624b824;
-    # store_true, default False, slime/utils/arguments.py:1018-1020; miles the same), which no script
-    # of either repository passes and the reader does not read.
+    # store_true, default False, slime/utils/arguments.py:1018-1020; miles' Megatron actor the same),
+    # which no script of either repository passes and the reader does not read.  miles' FSDP actor
+    # computes it whatever the flag (miles/backends/fsdp_utils/actor.py:414): not told apart.
     pass_entropy=False,
     # Its Megatron actor hands the loss fp32 logits over every token ("assert logits.dtype ==
     # torch.float32", slime/backends/megatron_utils/loss.py:128 and :535 at 624b824, loss.py:50 at
