@@ -461,7 +461,8 @@ _OPEN_INSTRUCT = Trainer(("model_name_or_path",), None, "")
 _ACCELERATOR = "one process, one GPU: accelerate's Accelerator() without a launcher"
 TRAINERS = {
     **{f"openrlhf.cli.train_{kind}": _OPENRLHF for kind in ("sft", "dpo", "rm", "kto", "prm", "kd")},
-    # allenai/open-instruct@e6c3044: the non-RL trainers; accelerate's flags decide their backend
+    # allenai/open-instruct@e6c3044: the non-RL trainers.  dpo.py and olmo_core_finetune.py train with
+    # OLMo-core's HSDP (dpo.py:270-271, olmo_core_finetune.py:213-214) under torchrun: backend unknown
     "open_instruct/dpo.py": _OPEN_INSTRUCT,
     "open_instruct/olmo_core_finetune.py": _OPEN_INSTRUCT,
     # Accelerator(...) at finetune.py:396 and dpo_tune_cache.py:139, which may build a DeepSpeed plugin from

@@ -11,7 +11,7 @@ run: ``[trainer]``, ``[orchestrator]``, ``[inference]``, shared ``[model]`` and
 without an ``[inference]`` table, ``entrypoints/rl.py:132``); ``multi_node``:
 ``num_train_nodes`` + ``num_infer_nodes × num_infer_replicas`` nodes of
 ``gpus_per_node`` GPUs (8), the inference nodes inferred from ``[inference.deployment]``
-when unsaid (``rl.py:304-319``).  Configs of before 2026-02 name GPU ids instead
+when unsaid (``rl.py:304-319``).  Configs of before 2026-02-24 name GPU ids instead
 (``trainer_gpu_ids = [1]``, ``inference_gpu_ids = [0]``, their defaults at ``db50929``
 ``src/prime_rl/rl.py:107-108``): the run has the distinct ids' count.  A config of one
 component alone (``uv run trainer @ train.toml``) settles its model and lengths, not
@@ -132,7 +132,7 @@ DEPLOYMENT: dict[str, tuple[int | None, int | None, str]] = {
     "num_infer_replicas": (1, 1, "rl.py:206"),
 }
 OLD_IDS = {"inference_gpu_ids": [0], "trainer_gpu_ids": [1]}
-"""GPU ids of configs before 2026-02, and their defaults (db5092914 src/prime_rl/rl.py:107-108)."""
+"""GPU ids of configs before 2026-02-24, and their defaults (db5092914 src/prime_rl/rl.py:107-108)."""
 RL_KEYS = frozenset(
     {*SECTIONS, "deployment", "model", "seq_len", "max_steps", "ckpt", "monitors", "log", "slurm", "weight_broadcast"}
     | {"env_vars", "run", "output_dir", "clean", "resume", "tokenizer", "rollout_transport", "dry_run", "wandb"}
@@ -525,7 +525,7 @@ class _Reader:
         found = self.m.found(key, _ids)
         if found.line or found.written or not self.m.complete:
             return found
-        return default(fallback, f"{key} = {fallback} (prime-rl's default before 2026-02, rl.py:107-108 at db50929)")
+        return default(fallback, f"{key} = {fallback} (prime-rl's default before 2026-02-24, rl.py:107-108 at db50929)")
 
     # -- the rest ----------------------------------------------------------------------------------------
     def _lora(self, prefix: str) -> Found[int]:
