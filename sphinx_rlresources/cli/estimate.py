@@ -408,7 +408,8 @@ def _engine_flags(args: argparse.Namespace, settings: Run) -> None:
         )
 
 
-def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
+def plan_from_flags(args: argparse.Namespace, arch: Architecture, settings: Run) -> Plan:
+    """The plan the flags give; ``settings`` is the ``Run`` they make (:func:`run_from_flags`), made once."""
     if not known_task(args.task):
         tasks = ", ".join(t.upper() for t in ALGORITHMS)
         raise CliError(f"--task {shown(args.task)} is not known; the tasks are {tasks}, each also with -LoRA")
@@ -419,7 +420,6 @@ def plan_from_flags(args: argparse.Namespace, arch: Architecture) -> Plan:
         )
     device, gib = _device(args, args.device)
     gpus = args.gpus or 8
-    settings = run_from_flags(args)
     _engine_flags(args, settings)
     if args.rollout_tp and not args.min_gpus:
         engine = args.rollout_gpus or gpus
@@ -515,8 +515,8 @@ def run(args: argparse.Namespace, out: Lines) -> int:
         if not args.model:
             raise CliError("give --model (with --device), or --row FILE:LINE")
         arch = architecture(args.model)
-        found = estimate(arch, plan_from_flags(args, arch))
         settings = run_from_flags(args)
+        found = estimate(arch, plan_from_flags(args, arch, settings))
     given = found
     minimum: tuple[int | None, int | None] | None = None
     if args.min_gpus:

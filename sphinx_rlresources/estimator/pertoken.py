@@ -9,8 +9,9 @@ layer kept whole counts its gated MLP's own tensors for GPT's MLP share
 (:func:`dense_layer_bytes`).  The log-prob and entropy pass over a vocabulary-wide tensor
 holds about 7 bytes per token and vocabulary entry (4 for the fp32 logits, 2 for softmax
 and logsumexp under autocast, 1 for the softmax output: verl's performance-tuning guide,
-"Memory optimization for entropy calculation from logits"); entropy recomputation in the update keeps the fp32 logits
-only, chunking (``entropy_from_logits_with_chunking``) and fused kernels hold a chunk.
+"Memory optimization for entropy calculation from logits"); entropy recomputation in the
+update keeps the fp32 logits only, chunking (``entropy_from_logits_with_chunking``) and
+fused kernels hold a chunk.
 """
 
 from __future__ import annotations

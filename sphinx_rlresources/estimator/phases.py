@@ -384,8 +384,8 @@ def _unborn(plan: Plan, states: _States) -> float:
 
     torch's optimizers make their moments in their first ``step()`` (``AdamW._init_group``:
     ``exp_avg`` and ``exp_avg_sq`` are created when a parameter's state is empty,
-    torch/optim/adamw.py before torch 2.7, adam.py since), and verl on its patched vLLM 0.6.3 sizes the KV cache as
-    ``free_gpu_memory * gpu_memory_utilization`` when the engine starts
+    torch/optim/adamw.py before torch 2.7, adam.py since), and verl on its patched vLLM
+    0.6.3 sizes the KV cache as ``free_gpu_memory * gpu_memory_utilization`` when the engine starts
     (volcengine/verl@6d96fda ``verl/third_party/vllm/vllm_v_0_6_3/worker.py:201-210``),
     after the trainer's models and optimizers are built but before any step
     (``verl/trainer/ppo/ray_trainer.py:512-514`` builds the rollout last).  So the cache
